@@ -1,0 +1,58 @@
+# The few commands a newcomer needs. `make run` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# Nothing phones home: no hub look-ups, no Gradio or Chroma telemetry.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export HF_HUB_DISABLE_TELEMETRY := 1
+export GRADIO_ANALYTICS_ENABLED := False
+export ANONYMIZED_TELEMETRY := False
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test index check-corpus eval bench loadtest browser clean
+
+install: $(STAMP)
+
+# torch first and pinned: torch==2.13.0 resolves to the local CPU wheel here, while an
+# unpinned torch pulled by sentence-transformers would fetch a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Debian's Chromium for the browser tests (Playwright cannot download its own browser here).
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
+	  else sudo apt-get update -q && sudo apt-get install -y -q chromium; fi; \
+	fi
+
+index: $(STAMP)
+	$(PY) -m assistant ingest
+
+check-corpus: $(STAMP)
+	$(PY) -m assistant corpus check
+
+run: index
+	$(PY) app.py
+
+test: $(STAMP) browser
+	$(PY) -m pytest
+
+eval: $(STAMP)
+	$(PY) -m assistant eval-report
+
+bench: index
+	$(PY) -m assistant bench
+
+loadtest: $(STAMP)
+	$(PY) -m assistant loadtest
+
+clean:
+	rm -rf .data

