@@ -94,16 +94,19 @@ class TermMatcher:
     """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
 
     def __init__(self, corpus: Corpus, vocabulary: set[str]):
-        self.keys: dict[str, str] = {}
-        # Glossary pages first: a lesson ("InfiniBand vs RoCE") never takes a term's key.
-        for page in sorted(corpus, key=lambda p: (p.kind != "glossary", p.slug)):
+        # Two tables: glossary terms are matched first, so that a lesson whose title names
+        # two terms ("InfiniBand vs RoCE") never swallows them; lesson keys ("training cost")
+        # are matched on the words left over.
+        self.tables: list[dict[str, str]] = [{}, {}]
+        for page in sorted(corpus, key=lambda p: p.slug):
+            table = self.tables[0 if page.kind == "glossary" else 1]
             for name in (page.title, page.slug.replace("-", " "), *page.aliases):
                 key = normalise(name)
                 if key and key not in _STOP:
-                    self.keys.setdefault(key, page.slug)
-        self.compact = {k.replace(" ", ""): v for k, v in self.keys.items()}
+                    table.setdefault(key, page.slug)
+        self.compacts = [{k.replace(" ", ""): v for k, v in t.items()} for t in self.tables]
         self.vocabulary = vocabulary
-        self._fuzzy_keys = [k for k in self.compact if len(k) >= 5]
+        self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
 
     def find(self, text: str) -> list[TermMatch]:
         """Return the terms named in the text, longest first where they overlap, in order."""
@@ -112,26 +115,28 @@ class TermMatcher:
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
         taken: set[int] = set()
         found: list[TermMatch] = []
-        for size in (4, 3, 2, 1):
-            for i in range(len(tokens) - size + 1):
-                span = range(i, i + size)
-                if taken.intersection(span):
-                    continue
-                words = [t for t, _ in tokens[i:i + size]]
-                joined, compact = " ".join(words), "".join(words)
-                slug = self.keys.get(joined) or self.compact.get(compact)
-                exact = slug is not None
-                if slug is None and size <= 2 and len(compact) >= 5 and not (
-                        size == 1 and (compact in self.vocabulary or compact in _STOP)):
-                    best = process.extractOne(compact, self._fuzzy_keys, scorer=fuzz.ratio,
-                                              score_cutoff=FUZZY_CUTOFF)
-                    if best:
-                        slug = self.compact[best[0]]
-                if slug is None:
-                    continue
-                taken.update(span)
-                found.append(TermMatch(slug=slug, said=joined, key=joined, exact=exact,
-                                       start=tokens[i][1]))
+        for table, compact_table in zip(self.tables, self.compacts, strict=True):
+            for size in (4, 3, 2, 1):
+                for i in range(len(tokens) - size + 1):
+                    span = range(i, i + size)
+                    if taken.intersection(span):
+                        continue
+                    words = [t for t, _ in tokens[i:i + size]]
+                    joined, compact = " ".join(words), "".join(words)
+                    slug = table.get(joined) or compact_table.get(compact)
+                    exact = slug is not None
+                    if slug is None and table is self.tables[0] and size <= 2 \
+                            and len(compact) >= 5 and not (size == 1 and (
+                                compact in self.vocabulary or compact in _STOP)):
+                        best = process.extractOne(compact, self._fuzzy_keys,
+                                                  scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+                        if best:
+                            slug = compact_table[best[0]]
+                    if slug is None:
+                        continue
+                    taken.update(span)
+                    found.append(TermMatch(slug=slug, said=joined, key=joined, exact=exact,
+                                           start=tokens[i][1]))
         found.sort(key=lambda m: m.start)
         return found
 
@@ -173,6 +178,7 @@ class Retriever:
             self.chunks = chunks
             self.chunk_by_id = {c.id: c for c in chunks}
             self.sentences = [units[i] for i in sentence_rows]
+            self.sentence_row = {u.id: row for row, u in enumerate(self.sentences)}
             self.sentence_matrix = matrix[sentence_rows] if sentence_rows else np.zeros((0, 1))
             self.tokenizer = tokenizer
             self.bm25 = bm25
@@ -277,6 +283,13 @@ class Retriever:
         scored = [Passage(c, 0.0, self._chunk_similarity(c, qv)) for c in chunks]
         scored.sort(key=lambda p: p.similarity, reverse=True)
         return scored[:4]
+
+    def sentence_similarity(self, a: Chunk, b: Chunk) -> float:
+        """Return the cosine similarity of two indexed sentences."""
+        ra, rb = self.sentence_row.get(a.id), self.sentence_row.get(b.id)
+        if ra is None or rb is None:
+            return 0.0
+        return float(self.sentence_matrix[ra] @ self.sentence_matrix[rb])
 
     def sentences_for(self, slugs: list[str], vector: Any) -> list[tuple[Chunk, float]]:
         """Score every sentence of the given pages against the question vector."""

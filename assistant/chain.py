@@ -1,0 +1,300 @@
+"""The orchestrator: clean the input, resolve the subject, calculate or retrieve, compose.
+
+The steps are LangChain runnables composed with LCEL, so that callbacks and tracing work as in
+any LangChain app; each step is a plain method with a typed input and output.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .answer import Answer, ToolCall
+from .compose import (CitationList, compose_answer, compose_comparison, compose_refusal,
+                      follow_ups, is_manipulation, lead_sentence, templates, wants_comparison)
+from .config import Settings
+from .corpus import load_corpus
+from .index import Index
+from .inputs import Message, clean_history, clean_text
+from .retrieve import Retrieval, Retriever
+
+log = logging.getLogger(__name__)
+
+_PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
+                      re.I)
+_DEFINE = re.compile(r"\b(what\s+(is|are|'s)|what's|whats|explain|define|definition|meaning|"
+                     r"tell\s+me\s+about)\b", re.I)
+
+
+@dataclass
+class Turn:
+    """One question on its way through the pipeline."""
+
+    question: str
+    history: list[Message]
+    page: str | None
+    started: float
+    answer: Answer | None = None  # set when an early step already has the answer
+    terms: list[str] = field(default_factory=list)  # slugs named in the question
+    subject: str | None = None
+    compare: list[str] = field(default_factory=list)
+    calc: Any = None  # quantities.CalcRequest
+    retrieval: Retrieval | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Assistant:
+    """The glossary assistant: build once, then ask many questions.
+
+    Example:
+        >>> bot = Assistant()                         # reads Settings from the environment
+        >>> answer = bot.ask("is roce the same thing as infiniband?")
+        >>> answer.text, [c.url for c in answer.citations]
+    """
+
+    def __init__(self, settings: Settings | None = None, *, retriever: str | None = None):
+        from langchain_core.runnables import RunnableLambda
+
+        self.settings = settings or Settings.from_env()
+        if retriever:
+            self.settings = self.settings.replace(retriever=retriever)
+        self.corpus = load_corpus(self.settings.corpus_dir)
+        self.index = Index(self.settings)
+        self.retriever = Retriever(self.index, self.corpus, mode=self.settings.retriever)
+        self._refresh_lock = threading.Lock()
+        self._last_check = time.monotonic()
+        self.pipeline = (RunnableLambda(self._prepare, name="prepare")
+                         | RunnableLambda(self._calculate, name="calculate")
+                         | RunnableLambda(self._retrieve, name="retrieve")
+                         | RunnableLambda(self._compose, name="compose"))
+
+    # -- public API --------------------------------------------------------------------------
+
+    def ask(self, question: str, history: list | None = None, page: str | None = None) -> Answer:
+        """Answer one question, given the conversation so far and the page being read."""
+        start = time.perf_counter()
+        try:
+            self._maybe_refresh()
+            answer = self.pipeline.invoke({"question": question, "history": history,
+                                           "page": page, "started": start})
+        except Exception:  # a visitor never sees a traceback
+            log.exception("answering failed")
+            answer = Answer(text=templates()["messages"]["error"], kind="message")
+        answer.timings_ms["total"] = (time.perf_counter() - start) * 1000
+        return answer
+
+    def stream(self, question: str, history: list | None = None, page: str | None = None
+               ) -> Iterator[str | Answer]:
+        """Yield the answer text in pieces as it is produced, then the finished Answer."""
+        answer = self.ask(question, history, page)
+        for piece in re.split(r"(?<=\])\s+|\n\n", answer.text):
+            if piece:
+                yield piece
+        yield answer
+
+    def page_title(self, slug: str | None) -> str | None:
+        """Return the title of a corpus page, or None for an unknown slug."""
+        page = self.corpus.get(slug) if slug else None
+        return page.title if page else None
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def _prepare(self, data: dict[str, Any]) -> Turn:
+        s = self.settings
+        raw = data.get("question")
+        raw = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
+        history = clean_history(data.get("history"), s.max_history_turns, s.max_history_chars)
+        page = data.get("page") if data.get("page") in self.corpus.pages else None
+        turn = Turn(question="", history=history, page=page, started=data["started"])
+        messages = templates()["messages"]
+        if len(raw) > s.max_question_chars:
+            turn.answer = Answer(text=messages["too_long"].format(
+                length=f"{len(raw):,}", limit=f"{s.max_question_chars:,}"), kind="message")
+            return turn
+        turn.question = clean_text(raw)
+        if not turn.question:
+            turn.answer = Answer(text=messages["empty"], kind="message")
+            return turn
+        if is_manipulation(turn.question):
+            turn.answer = compose_refusal(self.corpus, None, manipulation=True)
+            return turn
+        turn.terms = self._terms(turn.question)
+        turn.subject, turn.compare = self._resolve(turn)
+        return turn
+
+    def _terms(self, text: str) -> list[str]:
+        slugs: list[str] = []
+        for match in self.retriever.terms.find(text):
+            if match.slug not in slugs:
+                slugs.append(match.slug)
+        return slugs
+
+    def _resolve(self, turn: Turn) -> tuple[str | None, list[str]]:
+        """Work out what the question is about: its own terms, the history's, or the page's."""
+        q = turn.question
+        elliptic = bool(_PRONOUN.search(q)) or len(q.split()) <= 4
+        previous = None
+        if elliptic:
+            for message in reversed(turn.history):
+                terms = self._terms(message.content)
+                if terms and message.role == "user":
+                    previous = terms[0]
+                    break
+            if previous is None:
+                previous = next((t[0] for m in reversed(turn.history)
+                                 if (t := self._terms(m.content))), None)
+            if previous is None and turn.page:
+                previous = turn.page
+        glossary = [t for t in turn.terms if self.corpus.pages[t].kind == "glossary"]
+        compare: list[str] = []
+        if wants_comparison(q):
+            candidates = list(glossary)
+            if len(candidates) == 1 and previous and previous not in candidates:
+                candidates.insert(0, previous)
+            if len(candidates) >= 2:
+                compare = candidates[:2]
+        subject = (glossary or turn.terms or [None])[0] or previous
+        return subject, compare
+
+    def _calculate(self, turn: Turn) -> Turn:
+        if turn.answer is not None:
+            return turn
+        from . import quantities
+
+        previous = None
+        for message in turn.history:
+            if message.role == "user":
+                previous = quantities.detect(message.content, previous) or previous
+        request = quantities.detect(turn.question, previous)
+        if request is None:
+            return turn
+        turn.calc = request
+        t0 = time.perf_counter()
+        answer = self._calculation_answer(request)
+        turn.timings["calculate"] = (time.perf_counter() - t0) * 1000
+        # "What is InfiniBand and what would 256 GPUs cost?": answer both parts.
+        concept = [t for t in turn.terms if self.corpus.pages[t].kind == "glossary"
+                   and t not in ("gpu-hour", "mfu")]
+        if concept and _DEFINE.search(turn.question):
+            definition = self._definition(concept[0])
+            if definition is not None:
+                answer = _merge(definition, answer)
+        turn.answer = answer
+        return turn
+
+    def _retrieve(self, turn: Turn) -> Turn:
+        if turn.answer is not None:
+            return turn
+        subjects = tuple(s for s in [turn.subject, *turn.compare] if s)
+        query = turn.question
+        if turn.subject and turn.subject not in turn.terms:
+            query = f"{turn.question} ({self.corpus.pages[turn.subject].title})"
+        k = max(self.settings.top_k, 5)
+        turn.retrieval = self.retriever.retrieve(query, k=k, page=turn.page, subjects=subjects)
+        turn.timings.update(turn.retrieval.timings_ms)
+        return turn
+
+    def _compose(self, turn: Turn) -> Answer:
+        if turn.answer is not None:
+            answer = turn.answer
+        else:
+            retrieval = turn.retrieval
+            assert retrieval is not None
+            t0 = time.perf_counter()
+            in_scope = bool(turn.terms or turn.subject) or (
+                retrieval.best_similarity >= self.settings.min_relevance)
+            site = self.settings.site_url
+            if not in_scope or not retrieval.hits:
+                answer = compose_refusal(self.corpus, retrieval)
+            elif len(turn.compare) >= 2:
+                answer = compose_comparison(turn.compare, retrieval, self.retriever, self.corpus,
+                                            site)
+            else:
+                answer = compose_answer(retrieval, self.retriever, self.corpus, turn.subject,
+                                        site)
+                if not answer.text:
+                    answer = compose_refusal(self.corpus, retrieval)
+            turn.timings["compose"] = (time.perf_counter() - t0) * 1000
+        answer.timings_ms.update(turn.timings)
+        return answer
+
+    # -- pieces -----------------------------------------------------------------------------
+
+    def _definition(self, slug: str) -> Answer | None:
+        page = self.corpus.pages[slug]
+        lead = lead_sentence(page, self.retriever)
+        if lead is None:
+            return None
+        cites = CitationList(self.corpus, self.settings.site_url)
+        n = cites.cite(slug, lead.section, lead.text)
+        return Answer(text=f"{lead.text} [{n}]", citations=cites.build(), retrieved=[slug],
+                      subject=slug)
+
+    def _calculation_answer(self, request: Any) -> Answer:
+        from . import quantities
+
+        t = templates()["calculation"]
+        lesson_slug = t["lessons"].get(request.tool, "estimating-training-cost")
+        cites = CitationList(self.corpus, self.settings.site_url)
+        n = cites.cite(lesson_slug, "Summary", self.corpus.pages[lesson_slug].summary) \
+            if lesson_slug in self.corpus.pages else None
+        mark = f" [{n}]" if n else ""
+        label = t["labels"].get(request.tool, request.tool)
+        if request.missing:
+            known = quantities.describe_inputs(request)
+            text = t["clarify_intro"].format(tool_label=label) + mark
+            if known:
+                text += " " + t["understood"].format(inputs=known)
+            text += " " + request.question_for_missing()
+            return Answer(text=text, citations=cites.build(), kind="clarify",
+                          retrieved=[lesson_slug], subject=lesson_slug,
+                          tool_calls=[], note="missing: " + ", ".join(request.missing))
+        outcome = quantities.run(request)
+        if outcome.error:
+            text = f"{t['error_intro']}: {outcome.error}"
+            return Answer(text=text, kind="clarify", retrieved=[lesson_slug],
+                          subject=lesson_slug, note=outcome.error)
+        result = outcome.result
+        lines = [f"{result.headline}{mark}", "", f"{t['method']}: {result.formula}{mark}"]
+        lines += ["", *[f"- {step}" for step in result.working], "", t["note"]]
+        return Answer(text="\n".join(lines), citations=cites.build(), kind="calculation",
+                      tool_calls=[ToolCall(request.tool, dict(outcome.args), result.to_dict())],
+                      retrieved=[lesson_slug], subject=lesson_slug, working=list(result.working),
+                      suggestions=follow_ups(self.corpus, lesson_slug), confidence=1.0)
+
+    def _maybe_refresh(self) -> None:
+        # Another process may re-ingest into a shared Chroma server; look every 30 s.
+        now = time.monotonic()
+        if now - self._last_check < 30:
+            return
+        with self._refresh_lock:
+            if now - self._last_check < 30:
+                return
+            self._last_check = now
+            try:
+                self.retriever.maybe_refresh()
+            except Exception:
+                log.warning("could not check the index for changes", exc_info=True)
+
+
+def _merge(first: Answer, second: Answer) -> Answer:
+    """Join two answers, renumbering the second one's citations after the first's."""
+    offset = len(first.citations)
+
+    def shift(match: re.Match) -> str:
+        return f"[{int(match.group(1)) + offset}]"
+
+    text = first.text + "\n\n" + re.sub(r"\[(\d+)\]", shift, second.text)
+    citations = list(first.citations) + [
+        type(c)(c.n + offset, c.slug, c.title, c.url, c.section, c.passage)
+        for c in second.citations]
+    return Answer(text=text, citations=citations, tool_calls=second.tool_calls,
+                  retrieved=first.retrieved + [s for s in second.retrieved
+                                               if s not in first.retrieved],
+                  kind=second.kind, subject=first.subject, working=second.working,
+                  suggestions=second.suggestions, confidence=second.confidence)

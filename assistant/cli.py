@@ -1,0 +1,169 @@
+"""Command line: ingest, ask, serve, corpus check, bench, eval."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "GRADIO_ANALYTICS_ENABLED": "False",
+    "ANONYMIZED_TELEMETRY": "False",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+app = typer.Typer(help="The glossary assistant: grounded, cited answers about AI compute "
+                       "networking.", no_args_is_help=True, add_completion=False)
+corpus_app = typer.Typer(help="Work on the corpus.", no_args_is_help=True)
+app.add_typer(corpus_app, name="corpus")
+
+
+def offline() -> None:
+    """Stop the hub, Gradio and Chroma from phoning home (must run before they import)."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def _settings():
+    from .config import Settings, SettingsError
+
+    try:
+        return Settings.from_env()
+    except SettingsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _assistant(retriever: str | None = None):
+    from .chain import Assistant
+    from .corpus import CorpusError
+    from .index import IndexNotReady
+
+    try:
+        return Assistant(_settings(), retriever=retriever)
+    except (IndexNotReady, CorpusError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def ingest(force: Annotated[bool, typer.Option(help="Re-embed every page.")] = False,
+           quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False) -> None:
+    """Build or refresh the index from the corpus (only changed pages are embedded)."""
+    from .corpus import CorpusError, load_corpus
+    from .index import Index
+
+    # Ingest is a batch job: let torch use every core (serving pins it to fewer).
+    settings = _settings().replace(torch_threads=0)
+    try:
+        corpus = load_corpus(settings.corpus_dir)
+    except CorpusError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    report = Index(settings).ingest(corpus, progress=not quiet, force=force)
+    typer.echo(report.summary())
+
+
+@app.command()
+def ask(question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+        history: Annotated[Optional[Path], typer.Option(
+            help="JSON file: a list of {role, content} messages before this question.")] = None,
+        page: Annotated[Optional[str], typer.Option(help="Slug of the page being read.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the JSON object.")] = False,
+        retriever: Annotated[Optional[str], typer.Option(
+            help="hybrid, dense or bm25 (default: the setting).")] = None) -> None:
+    """Answer one question and print the answer with its sources."""
+    messages = []
+    if history is not None:
+        try:
+            messages = json.loads(history.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            typer.echo(f"error: --history {history}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        if not isinstance(messages, list):
+            typer.echo("error: --history must hold a JSON list of {role, content}", err=True)
+            raise typer.Exit(2)
+    answer = _assistant(retriever).ask(question, history=messages, page=page)
+    if as_json:
+        typer.echo(json.dumps(answer.to_json(), ensure_ascii=False))
+        return
+    typer.echo(answer.text)
+    if answer.citations:
+        typer.echo("\nSources:")
+        for c in answer.citations:
+            typer.echo(f"  [{c.n}] {c.title} - {c.section}: {c.url}")
+
+
+@app.command()
+def serve() -> None:
+    """Serve the chat widget (same as `python app.py`)."""
+    from .ui import launch
+
+    launch(_assistant())
+
+
+@corpus_app.command("check")
+def corpus_check(path: Annotated[Optional[Path], typer.Argument(
+        help="Corpus folder (default: the setting).")] = None) -> None:
+    """Check every page's front matter, sections, FAQs, aliases and word counts."""
+    from .corpus import check_corpus, page_files
+
+    folder = path or _settings().corpus_dir
+    problems = check_corpus(folder)
+    for problem in problems:
+        typer.echo(str(problem), err=True)
+    if problems:
+        typer.echo(f"{len(problems)} problem(s) in {folder}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"corpus ok: {len(page_files(folder))} pages in {folder}")
+
+
+@app.command()
+def bench(runs: Annotated[int, typer.Option(help="Questions timed per measure.")] = 200,
+          cold: Annotated[bool, typer.Option(help="Also time a cold start.")] = True) -> None:
+    """Measure latency, ingest time, cold start and memory; print JSON."""
+    from .bench import run_bench
+
+    typer.echo(json.dumps(run_bench(_settings(), runs=runs, cold=cold), indent=2))
+
+
+@app.command("eval")
+def eval_cmd(golden: Annotated[Optional[Path], typer.Option(help="Golden set (JSONL).")] = None,
+             retriever: Annotated[str, typer.Option(help="hybrid, dense or bm25.")] = "hybrid",
+             out: Annotated[Optional[Path], typer.Option(help="Write answers as JSONL.")] = None,
+             as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")]
+             = False) -> None:
+    """Answer the golden questions, score them, print the metrics."""
+    from .evaluate import DEFAULT_GOLDEN, print_report, run_eval
+
+    result = run_eval(_assistant(retriever), golden or DEFAULT_GOLDEN, out)
+    if as_json:
+        typer.echo(json.dumps(result.metrics, indent=2))
+    else:
+        print_report(result)
+
+
+@app.command("eval-report")
+def eval_report(golden: Annotated[Optional[Path], typer.Option(help="Golden set.")] = None
+                ) -> None:
+    """Run hybrid, dense and BM25 on the golden set and write evals/REPORT.md."""
+    from .evaluate import DEFAULT_GOLDEN, write_report
+
+    path = write_report(_settings(), golden or DEFAULT_GOLDEN)
+    typer.echo(f"wrote {path}")
+
+
+def main() -> None:
+    """Run the command line."""
+    offline()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

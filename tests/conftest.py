@@ -1,0 +1,71 @@
+"""Shared fixtures: offline environment, a real Chroma index of the real corpus, temp corpora.
+
+The network is blocked for every test by pytest-socket (see addopts in pyproject.toml):
+only loopback connections are allowed, for the Gradio, Chroma and LLM servers tests start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assistant.cli import OFFLINE_ENV
+
+for _key, _value in OFFLINE_ENV.items():
+    os.environ.setdefault(_key, _value)
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "corpus"
+# The index of the real corpus is cached between runs; ingest is incremental, so a run after
+# a corpus edit re-embeds only what changed (and the ingest tests prove that this is safe).
+TEST_DATA = REPO / ".data" / "test-index"
+
+
+@pytest.fixture(scope="session")
+def settings():
+    """Settings pointing at the real corpus and a test-only index."""
+    from assistant.config import Settings
+
+    return Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA)
+
+
+@pytest.fixture(scope="session")
+def built(settings):
+    """The real corpus, ingested into the test index."""
+    from assistant.corpus import load_corpus
+    from assistant.index import Index
+
+    Index(settings.replace(torch_threads=0)).ingest(load_corpus(settings.corpus_dir),
+                                                    progress=False)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def bot(built):
+    """One warm Assistant over the real corpus, shared by the tests that only ask."""
+    from assistant.chain import Assistant
+
+    return Assistant(built)
+
+
+@pytest.fixture
+def small_corpus(tmp_path):
+    """A copy of three real pages in a temp folder, safe to edit."""
+    root = tmp_path / "corpus"
+    (root / "glossary").mkdir(parents=True)
+    (root / "lessons").mkdir()
+    for slug in ("infiniband", "roce", "nvlink"):
+        shutil.copy(CORPUS / "glossary" / f"{slug}.md", root / "glossary" / f"{slug}.md")
+    return root
+
+
+@pytest.fixture
+def small_settings(tmp_path, small_corpus):
+    """Settings over the small corpus with a fresh on-disk index."""
+    from assistant.config import Settings
+
+    return Settings.from_env({}, corpus_dir=small_corpus, data_dir=tmp_path / "data",
+                             torch_threads=0)

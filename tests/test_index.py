@@ -1,0 +1,59 @@
+import pytest
+
+from assistant.corpus import chunk_page, load_corpus, read_page
+from assistant.index import Index, IndexNotReady
+
+
+def test_missing_index_fails_fast_and_names_the_fix(small_settings):
+    with pytest.raises(IndexNotReady, match="python -m assistant ingest"):
+        Index(small_settings).check_ready()
+
+
+def test_ingest_is_incremental(small_settings, small_corpus):
+    index = Index(small_settings)
+    first = index.ingest(load_corpus(small_corpus), progress=False)
+    assert first.rebuilt and sorted(first.added) == ["infiniband", "nvlink", "roce"]
+    total = index.collection.count()
+    assert total == first.units_embedded > 0
+
+    again = index.ingest(load_corpus(small_corpus), progress=False)
+    assert again.units_embedded == 0 and again.unchanged == 3 and not again.rebuilt
+
+    path = small_corpus / "glossary" / "roce.md"
+    path.write_text(path.read_text().replace("## Example\n",
+                                             "## Example\nRoCE test sentence added here.\n"))
+    edited = index.ingest(load_corpus(small_corpus), progress=False)
+    assert edited.changed == ["roce"] and edited.unchanged == 2
+    assert edited.units_embedded == len(chunk_page(read_page(path)))
+    docs = index.collection.get(where={"slug": "roce"}, include=["documents"])["documents"]
+    assert "RoCE test sentence added here." in docs
+
+    (small_corpus / "glossary" / "nvlink.md").unlink()
+    deleted = index.ingest(load_corpus(small_corpus), progress=False)
+    assert deleted.deleted == ["nvlink"] and deleted.units_embedded == 0
+    assert index.collection.get(where={"slug": "nvlink"}, include=[])["ids"] == []
+    assert set(index.manifest().pages) == {"infiniband", "roce"}
+
+
+def test_another_embedding_model_forces_a_rebuild(small_settings, small_corpus):
+    index = Index(small_settings)
+    index.ingest(load_corpus(small_corpus), progress=False)
+    other = Index(small_settings.replace(embedding_model="some/other-model"))
+    with pytest.raises(IndexNotReady, match="built with the embedding model"):
+        other.check_ready()
+    # A rebuild with the same (packaged) model under a different name still re-embeds all.
+    from assistant.index import resolve_model
+
+    renamed = Index(small_settings.replace(embedding_model=resolve_model(
+        small_settings.embedding_model)))
+    report = renamed.ingest(load_corpus(small_corpus), progress=False)
+    assert report.rebuilt and len(report.added) == 3
+
+
+def test_search_by_vector_returns_cosine_similarity(small_settings, small_corpus):
+    index = Index(small_settings)
+    index.ingest(load_corpus(small_corpus), progress=False)
+    hits = index.search_vector(index.embed_query("RDMA over Ethernet on UDP port 4791"), k=3)
+    assert hits[0][0].slug == "roce"
+    assert all(-1.0 <= sim <= 1.0 for _, sim in hits)
+    assert hits[0][1] >= hits[-1][1]

@@ -1,0 +1,71 @@
+import pytest
+from langchain_tests.integration_tests import RetrieversIntegrationTests
+
+from assistant.retrieve import HybridRetriever
+
+
+@pytest.mark.parametrize("question, slug", [
+    ("whats nvlnk", "nvlink"),
+    ("infinband speeds", "infiniband-generations"),
+    ("what is infinband", "infiniband"),
+    ("rocev2 port", "roce"),
+    ("what does IB stand for", "infiniband"),
+    ("PFC pause frames", "priority-flow-control"),
+    ("gpu direct rdma", "gpudirect-rdma"),
+])
+def test_typos_and_aliases_find_the_term(bot, question, slug):
+    result = bot.retriever.retrieve(question, k=5)
+    assert result.slugs[0] == slug, result.slugs
+
+
+def test_exact_and_fuzzy_matches_are_told_apart(bot):
+    exact = bot.retriever.terms.find("is RoCEv2 routable")
+    fuzzy = bot.retriever.terms.find("is infinband lossless")
+    assert [(m.slug, m.exact) for m in exact] == [("roce", True)]
+    assert [(m.slug, m.exact) for m in fuzzy] == [("infiniband", False)]
+
+
+def test_ordinary_words_are_not_fuzzy_matched_to_terms(bot):
+    assert bot.retriever.terms.find("how do I bake bread between meetings") == []
+
+
+def test_results_are_one_per_page(bot):
+    slugs = bot.retriever.retrieve("how does congestion control work on ethernet", k=8).slugs
+    assert len(slugs) == len(set(slugs)) == 8
+
+
+def test_page_context_biases_the_ranking(bot):
+    plain = bot.retriever.retrieve("how fast is it", k=5).slugs
+    biased = bot.retriever.retrieve("how fast is it", k=5, page="pcie").slugs
+    assert biased[0] == "pcie" and plain[0] != "pcie"
+
+
+def test_modes_differ(bot):
+    hybrid = bot.retriever
+    assert hybrid.mode == "hybrid"
+    result = hybrid.retrieve("credit based flow control", k=5)
+    assert result.timings_ms["embed"] > 0 and result.best_similarity > 0.3
+
+
+_ENGINE = {}
+
+
+@pytest.fixture(autouse=True)
+def _engine(bot):
+    _ENGINE["engine"] = bot.retriever
+
+
+class TestHybridRetrieverStandard(RetrieversIntegrationTests):
+    """LangChain's own standard suite for retrievers, on the real index."""
+
+    @property
+    def retriever_constructor(self):
+        return HybridRetriever
+
+    @property
+    def retriever_constructor_params(self):
+        return {"engine": _ENGINE["engine"], "k": 5}
+
+    @property
+    def retriever_query_example(self):
+        return "What is RDMA over Converged Ethernet?"
