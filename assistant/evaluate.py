@@ -1,0 +1,273 @@
+"""Evaluation: answer the golden questions, write the answers, score them deterministically."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import statistics
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .answer import Answer
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_GOLDEN = REPO / "evals" / "golden.jsonl"
+THRESHOLDS = REPO / "evals" / "thresholds.toml"
+REPORT = REPO / "evals" / "REPORT.md"
+METRICS = ("hit_at_1", "hit_at_5", "mrr", "cited_expected", "tool_accuracy", "number_accuracy",
+           "refusal_accuracy", "false_refusals", "latency_ms_p50", "latency_ms_p95")
+
+_NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")
+
+
+class GoldenError(ValueError):
+    """A golden file line is malformed; the message names the line."""
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a correct answer to a golden question does."""
+
+    sources: tuple[str, ...] = ()
+    tool: str | None = None
+    numbers: tuple[float, ...] = ()
+    refuse: bool = False
+
+
+@dataclass(frozen=True)
+class GoldenItem:
+    """One golden question with its history, page context and expectations."""
+
+    id: str
+    question: str
+    expect: Expect
+    history: tuple[dict[str, str], ...] = ()
+    page: str | None = None
+
+
+@dataclass
+class EvalResult:
+    """The metrics and the per-question rows of one run."""
+
+    metrics: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_golden(path: Path) -> list[GoldenItem]:
+    """Read a golden JSONL file; raise GoldenError naming the line on malformed input."""
+    items: list[GoldenItem] = []
+    seen: set[str] = set()
+    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            exp = raw["expect"]
+            item = GoldenItem(
+                id=str(raw["id"]), question=str(raw["question"]),
+                history=tuple({"role": str(m["role"]), "content": str(m["content"])}
+                              for m in raw.get("history") or []),
+                page=raw.get("page"),
+                expect=Expect(sources=tuple(exp.get("sources") or ()), tool=exp.get("tool"),
+                              numbers=tuple(float(n) for n in exp.get("numbers") or ()),
+                              refuse=bool(exp.get("refuse", False))))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise GoldenError(f"{path}:{no}: {exc.__class__.__name__}: {exc}") from exc
+        if item.id in seen:
+            raise GoldenError(f"{path}:{no}: duplicate id {item.id!r}")
+        seen.add(item.id)
+        items.append(item)
+    return items
+
+
+def numbers_in(text: str) -> list[float]:
+    """Return every number written in a text ("$179,200", "0.56", "25,600")."""
+    out = []
+    for match in _NUMBER.findall(text):
+        try:
+            out.append(float(match.replace("$", "").replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def number_present(expected: float, found: list[float]) -> bool:
+    """True if a found number is within 1% or 0.01 (whichever is larger) of the expected."""
+    tolerance = max(abs(expected) * 0.01, 0.01)
+    return any(abs(x - expected) <= tolerance for x in found)
+
+
+def answer_row(item: GoldenItem, answer: Answer, latency_ms: float) -> dict[str, Any]:
+    """Return the JSONL record of one answered golden question."""
+    return {"id": item.id, "question": item.question, "page": item.page,
+            "expect": {"sources": list(item.expect.sources), "tool": item.expect.tool,
+                       "numbers": list(item.expect.numbers), "refuse": item.expect.refuse},
+            "answer": answer.text, "kind": answer.kind, "refused": answer.refused,
+            "retrieved": list(answer.retrieved),
+            "cited": [c.slug for c in answer.citations],
+            "tool_calls": [{"name": t.name, "args": t.args, "result": t.result}
+                           for t in answer.tool_calls],
+            "latency_ms": round(latency_ms, 2)}
+
+
+def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Compute the metrics from answer rows (pure, deterministic)."""
+    with_sources = [r for r in rows if r["expect"]["sources"]]
+    ranks = []
+    for r in with_sources:
+        expected = set(r["expect"]["sources"])
+        rank = next((i + 1 for i, s in enumerate(_dedupe(r["retrieved"])) if s in expected), None)
+        ranks.append(rank)
+    with_tool = [r for r in rows if r["expect"]["tool"]]
+    with_numbers = [r for r in rows if r["expect"]["numbers"]]
+    in_scope = [r for r in rows if not r["expect"]["refuse"]]
+    latencies = sorted(r["latency_ms"] for r in rows)
+
+    def share(hits: int, total: int) -> float:
+        return round(hits / total, 4) if total else 1.0
+
+    return {
+        "n": len(rows),
+        "hit_at_1": share(sum(1 for k in ranks if k == 1), len(ranks)),
+        "hit_at_5": share(sum(1 for k in ranks if k is not None and k <= 5), len(ranks)),
+        "mrr": round(sum(1 / k for k in ranks if k) / len(ranks), 4) if ranks else 1.0,
+        "cited_expected": share(sum(1 for r in with_sources
+                                    if set(r["cited"]) & set(r["expect"]["sources"])),
+                                len(with_sources)),
+        "tool_accuracy": share(sum(1 for r in with_tool if r["expect"]["tool"] in
+                                   [t["name"] for t in r["tool_calls"]]), len(with_tool)),
+        "number_accuracy": share(sum(1 for r in with_numbers if all(
+            number_present(n, numbers_in(r["answer"])) for n in r["expect"]["numbers"])),
+            len(with_numbers)),
+        "refusal_accuracy": share(sum(1 for r in rows
+                                      if r["refused"] == r["expect"]["refuse"]), len(rows)),
+        "false_refusals": sum(1 for r in in_scope if r["refused"]),
+        "latency_ms_p50": round(statistics.median(latencies), 2) if latencies else 0.0,
+        "latency_ms_p95": round(_percentile(latencies, 95), 2) if latencies else 0.0,
+    }
+
+
+def failures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the rows that miss any expectation, with the reason."""
+    out = []
+    for r in rows:
+        reasons = []
+        exp = r["expect"]
+        if exp["sources"] and not set(exp["sources"]) & set(r["retrieved"][:5]):
+            reasons.append("expected page not in top 5")
+        elif exp["sources"] and r["retrieved"][:1] and r["retrieved"][0] not in exp["sources"]:
+            reasons.append("expected page not first")
+        if exp["tool"] and exp["tool"] not in [t["name"] for t in r["tool_calls"]]:
+            reasons.append(f"tool {exp['tool']} not called")
+        found = numbers_in(r["answer"])
+        missing = [n for n in exp["numbers"] if not number_present(n, found)]
+        if missing:
+            reasons.append(f"numbers missing: {missing}")
+        if r["refused"] != exp["refuse"]:
+            reasons.append("refused" if r["refused"] else "answered but should refuse")
+        if reasons:
+            out.append({**r, "reasons": reasons})
+    return out
+
+
+def run_eval(assistant: Any, golden: Path = DEFAULT_GOLDEN, out: Path | None = None
+             ) -> EvalResult:
+    """Answer every golden question with a warm assistant, write JSONL, and score."""
+    items = load_golden(golden)
+    assistant.ask("warm up")
+    rows = []
+    for item in items:
+        start = time.perf_counter()
+        answer = assistant.ask(item.question, history=list(item.history), page=item.page)
+        rows.append(answer_row(item, answer, (time.perf_counter() - start) * 1000))
+    if out is not None:
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                       encoding="utf-8")
+    return EvalResult(metrics=score(rows), rows=rows)
+
+
+def load_thresholds(path: Path = THRESHOLDS) -> dict[str, float]:
+    """Read the metric floors (and ceilings for false_refusals and latency)."""
+    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def below_thresholds(metrics: dict[str, Any], thresholds: dict[str, Any]) -> list[str]:
+    """Return a line per metric that misses its floor (or exceeds its ceiling)."""
+    problems = []
+    for name, floor in thresholds.get("min", {}).items():
+        if metrics[name] < floor:
+            problems.append(f"{name} = {metrics[name]} is below the floor {floor}")
+    for name, ceiling in thresholds.get("max", {}).items():
+        if metrics[name] > ceiling:
+            problems.append(f"{name} = {metrics[name]} is above the ceiling {ceiling}")
+    return problems
+
+
+def print_report(result: EvalResult) -> None:
+    """Print the metrics as a table, then the failed questions."""
+    for name in ("n", *METRICS):
+        print(f"{name:>18}  {result.metrics[name]}")
+    fails = failures(result.rows)
+    print(f"\n{len(fails)} question(s) with a miss:")
+    for r in fails:
+        print(f"- [{r['id']}] {r['question']!r}: {'; '.join(r['reasons'])}")
+        expected = "a refusal" if r["expect"]["refuse"] else r["expect"]["sources"]
+        print(f"    expected {expected}, got {r['retrieved'][:3]} ({r['kind']})")
+
+
+def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPORT) -> Path:
+    """Run hybrid, dense and BM25 on the golden set and write the side-by-side report."""
+    from .chain import Assistant
+
+    results: dict[str, EvalResult] = {}
+    corpus_size = chunks = 0
+    for mode in ("hybrid", "dense", "bm25"):
+        bot = Assistant(settings, retriever=mode)
+        corpus_size = len(bot.corpus)
+        chunks = len(bot.retriever.chunks)
+        results[mode] = run_eval(bot, golden, REPO / "evals" / "out" / f"{mode}.jsonl")
+    lines = [
+        "# Evaluation report",
+        "",
+        f"Generated {dt.date.today().isoformat()} by `make eval` "
+        f"(`python -m assistant eval-report`) on `{Path(golden).name}`: "
+        f"{results['hybrid'].metrics['n']} questions, corpus of {corpus_size} pages "
+        f"({chunks} section and FAQ chunks). Latency is in-process, warm, on this machine.",
+        "",
+        "| metric | hybrid (default) | dense only | BM25 only |",
+        "|---|---|---|---|",
+    ]
+    for name in ("n", *METRICS):
+        lines.append(f"| {name} | " + " | ".join(str(results[m].metrics[name])
+                                                  for m in ("hybrid", "dense", "bm25")) + " |")
+    fails = failures(results["hybrid"].rows)
+    lines += ["", f"## Questions the hybrid default misses ({len(fails)})", ""]
+    if not fails:
+        lines.append("None.")
+    for r in fails[:25]:
+        lines.append(f"- `{r['id']}` {r['question']!r}: {'; '.join(r['reasons'])}; "
+                     f"expected {r['expect']['sources']}, retrieved {r['retrieved'][:3]}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _dedupe(slugs: list[str]) -> list[str]:
+    seen: list[str] = []
+    for s in slugs:
+        if s not in seen:
+            seen.append(s)
+    return seen
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return 0.0
+    k = (len(values) - 1) * pct / 100
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
