@@ -24,7 +24,7 @@ RRF_K = 60
 DEPTH = 30  # candidates taken from each list before fusion
 EXACT_LIFT = 3.0 / RRF_K  # a named term outranks any fused score
 FUZZY_LIFT = 2.5 / RRF_K
-PAGE_LIFT = 0.6 / RRF_K  # the page the visitor is reading
+PAGE_LIFT = 1.5 / RRF_K  # the page the visitor is reading
 FUZZY_CUTOFF = 85
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -115,6 +115,8 @@ class TermMatcher:
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
         taken: set[int] = set()
         found: list[TermMatch] = []
+        # Exact names first (longest first), glossary before lessons; typos only afterwards,
+        # on the words still free, so "is RoCEv2" never becomes a fuzzy match.
         for table, compact_table in zip(self.tables, self.compacts, strict=True):
             for size in (4, 3, 2, 1):
                 for i in range(len(tokens) - size + 1):
@@ -122,21 +124,25 @@ class TermMatcher:
                     if taken.intersection(span):
                         continue
                     words = [t for t, _ in tokens[i:i + size]]
-                    joined, compact = " ".join(words), "".join(words)
-                    slug = table.get(joined) or compact_table.get(compact)
-                    exact = slug is not None
-                    if slug is None and table is self.tables[0] and size <= 2 \
-                            and len(compact) >= 5 and not (size == 1 and (
-                                compact in self.vocabulary or compact in _STOP)):
-                        best = process.extractOne(compact, self._fuzzy_keys,
-                                                  scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
-                        if best:
-                            slug = compact_table[best[0]]
-                    if slug is None:
-                        continue
+                    slug = table.get(" ".join(words)) or compact_table.get("".join(words))
+                    if slug is not None:
+                        taken.update(span)
+                        found.append(TermMatch(slug, " ".join(words), " ".join(words), True,
+                                               tokens[i][1]))
+        for size in (2, 1):
+            for i in range(len(tokens) - size + 1):
+                span = range(i, i + size)
+                words = [t for t, _ in tokens[i:i + size]]
+                compact = "".join(words)
+                if taken.intersection(span) or len(compact) < 5 or any(
+                        w in _STOP for w in words) or (size == 1 and compact in self.vocabulary):
+                    continue
+                best = process.extractOne(compact, self._fuzzy_keys, scorer=fuzz.ratio,
+                                          score_cutoff=FUZZY_CUTOFF)
+                if best:
                     taken.update(span)
-                    found.append(TermMatch(slug=slug, said=joined, key=joined, exact=exact,
-                                           start=tokens[i][1]))
+                    found.append(TermMatch(self.compacts[0][best[0]], " ".join(words),
+                                           best[0], False, tokens[i][1]))
         found.sort(key=lambda m: m.start)
         return found
 
@@ -250,9 +256,12 @@ class Retriever:
             lifts[slug] = max(lifts[slug], FUZZY_LIFT)
         if page and self.mode == "hybrid":
             lifts[page] += PAGE_LIFT
+        # A lifted page that neither list found starts from the weakest candidate's score.
+        floor = min(fused.values(), default=0.0)
         for slug in lifts:
             if slug not in by_page and slug in self.corpus.pages:
-                by_page[slug] = self._page_passages(slug, qv)
+                by_page[slug] = [Passage(p.chunk, floor, p.similarity)
+                                 for p in self._page_passages(slug, qv)]
         hits = []
         for slug, passages in by_page.items():
             meta = self.corpus.get(slug)
