@@ -20,6 +20,7 @@ from .compose import (CitationList, compose_answer, compose_comparison, compose_
 from .config import Settings
 from .corpus import load_corpus
 from .index import Index
+from .models import build_chat_model
 from .inputs import Message, clean_history, clean_text
 from .retrieve import Retrieval, Retriever
 
@@ -57,7 +58,8 @@ class Assistant:
         >>> answer.text, [c.url for c in answer.citations]
     """
 
-    def __init__(self, settings: Settings | None = None, *, retriever: str | None = None):
+    def __init__(self, settings: Settings | None = None, *, retriever: str | None = None,
+                 chat_model: Any = None):
         from langchain_core.runnables import RunnableLambda
 
         self.settings = settings or Settings.from_env()
@@ -72,30 +74,70 @@ class Assistant:
                          | RunnableLambda(self._calculate, name="calculate")
                          | RunnableLambda(self._retrieve, name="retrieve")
                          | RunnableLambda(self._compose, name="compose"))
+        self.llm = None
+        model = chat_model if chat_model is not None else build_chat_model(self.settings)
+        if model is not None:
+            from .generate import LLMAnswerer
+            from .tools import all_tools
+
+            self.llm = LLMAnswerer(model, self.corpus, self.retriever, all_tools(),
+                                   self.settings.site_url)
 
     # -- public API --------------------------------------------------------------------------
 
     def ask(self, question: str, history: list | None = None, page: str | None = None) -> Answer:
         """Answer one question, given the conversation so far and the page being read."""
-        start = time.perf_counter()
-        try:
-            self._maybe_refresh()
-            answer = self.pipeline.invoke({"question": question, "history": history,
-                                           "page": page, "started": start})
-        except Exception:  # a visitor never sees a traceback
-            log.exception("answering failed")
-            answer = Answer(text=templates()["messages"]["error"], kind="message")
-        answer.timings_ms["total"] = (time.perf_counter() - start) * 1000
-        return answer
+        if self.llm is not None:
+            final = None
+            for piece in self.stream(question, history, page):
+                final = piece
+            assert isinstance(final, Answer)
+            return final
+        return self._extractive(question, history, page).answer
 
     def stream(self, question: str, history: list | None = None, page: str | None = None
                ) -> Iterator[str | Answer]:
         """Yield the answer text in pieces as it is produced, then the finished Answer."""
-        answer = self.ask(question, history, page)
+        start = time.perf_counter()
+        turn = self._extractive(question, history, page)
+        answer = turn.answer
+        if self.llm is not None and turn.retrieval is not None and answer.kind in (
+                "answer", "comparison", "calculation"):
+            from .generate import LLMFailed, is_retryable
+
+            try:
+                for piece in self.llm.stream(turn.question, turn.history, turn.retrieval):
+                    if isinstance(piece, Answer):
+                        piece.timings_ms = {**turn.timings, **piece.timings_ms,
+                                            "total": (time.perf_counter() - start) * 1000}
+                    yield piece
+                return
+            except LLMFailed as exc:
+                log.warning("LLM answer replaced by the extractive one: %s", exc)
+                answer.note = f"fallback: {exc}"
+                cause = exc.__cause__
+                if cause is not None and is_retryable(cause):
+                    answer.text += "\n\n" + templates()["messages"]["llm_unavailable"]
+            except Exception as exc:  # a visitor never sees a traceback
+                log.exception("LLM mode failed")
+                answer.note = f"fallback: {type(exc).__name__}"
         for piece in re.split(r"(?<=\])\s+|\n\n", answer.text):
             if piece:
                 yield piece
         yield answer
+
+    def _extractive(self, question: str, history: list | None, page: str | None) -> Turn:
+        start = time.perf_counter()
+        try:
+            self._maybe_refresh()
+            turn = self.pipeline.invoke({"question": question, "history": history,
+                                         "page": page, "started": start})
+        except Exception:  # a visitor never sees a traceback
+            log.exception("answering failed")
+            turn = Turn(question="", history=[], page=None, started=start,
+                        answer=Answer(text=templates()["messages"]["error"], kind="message"))
+        turn.answer.timings_ms["total"] = (time.perf_counter() - start) * 1000
+        return turn
 
     def page_title(self, slug: str | None) -> str | None:
         """Return the title of a corpus page, or None for an unknown slug."""
@@ -188,7 +230,10 @@ class Assistant:
         return turn
 
     def _retrieve(self, turn: Turn) -> Turn:
-        if turn.answer is not None:
+        # In LLM mode a calculation is retrieved for too: the model explains it with tools,
+        # and the extractive calculation stays as the fallback.
+        if turn.answer is not None and not (self.llm is not None
+                                            and turn.answer.kind == "calculation"):
             return turn
         subjects = tuple(s for s in [turn.subject, *turn.compare] if s)
         query = turn.question
@@ -199,7 +244,7 @@ class Assistant:
         turn.timings.update(turn.retrieval.timings_ms)
         return turn
 
-    def _compose(self, turn: Turn) -> Answer:
+    def _compose(self, turn: Turn) -> Turn:
         if turn.answer is not None:
             answer = turn.answer
         else:
@@ -221,7 +266,8 @@ class Assistant:
                     answer = compose_refusal(self.corpus, retrieval)
             turn.timings["compose"] = (time.perf_counter() - t0) * 1000
         answer.timings_ms.update(turn.timings)
-        return answer
+        turn.answer = answer
+        return turn
 
     # -- pieces -----------------------------------------------------------------------------
 
