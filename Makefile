@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The LLM integration test's server (llama-cpp-python compiles once, ~9 min; pip caches it).
+LLM_STAMP := $(VENV)/.installed-llm-test
 
 # Nothing phones home: no hub look-ups, no Gradio or Chroma telemetry.
 export HF_HUB_OFFLINE := 1
@@ -26,6 +28,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+$(LLM_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test,llm-test]'
+	touch $(LLM_STAMP)
+
 # Debian's Chromium for the browser tests (Playwright cannot download its own browser here).
 browser:
 	@if [ ! -x /usr/bin/chromium ]; then \
@@ -42,7 +48,7 @@ check-corpus: $(STAMP)
 run: index
 	$(PY) app.py
 
-test: $(STAMP) browser
+test: $(STAMP) $(LLM_STAMP) browser
 	$(PY) -m pytest
 
 eval: $(STAMP)
