@@ -160,6 +160,23 @@ def eval_report(golden: Annotated[Optional[Path], typer.Option(help="Golden set.
     typer.echo(f"wrote {path}")
 
 
+@app.command()
+def loadtest(url: Annotated[Optional[str], typer.Option(
+                 help="A running app on loopback; default: start one on a free port.")] = None,
+             sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 50,
+             questions: Annotated[int, typer.Option(help="Questions per session.")] = 5
+             ) -> None:
+    """Load the app on loopback with concurrent sessions; write evals/LOADTEST.md."""
+    from .loadtest import NotLoopback
+    from .loadtest import main as run
+
+    try:
+        run(url, sessions, questions)
+    except NotLoopback as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
 def main() -> None:
     """Run the command line."""
     offline()
