@@ -291,27 +291,32 @@ class Assistant:
             if lesson_slug in self.corpus.pages else None
         mark = f" [{n}]" if n else ""
         label = t["labels"].get(request.tool, request.tool)
-        if request.missing:
-            known = quantities.describe_inputs(request)
-            text = t["clarify_intro"].format(tool_label=label) + mark
+        outcome = quantities.run(request)
+        common = dict(retrieved=[lesson_slug], subject=lesson_slug,
+                      suggestions=follow_ups(self.corpus, lesson_slug))
+        if outcome.error or outcome.missing:
+            intro = t["clarify_intro"].format(tool_label=label)
+            text = f"{intro}{mark}"
+            known = _describe_inputs(outcome.args)
             if known:
                 text += " " + t["understood"].format(inputs=known)
-            text += " " + request.question_for_missing()
-            return Answer(text=text, citations=cites.build(), kind="clarify",
-                          retrieved=[lesson_slug], subject=lesson_slug,
-                          tool_calls=[], note="missing: " + ", ".join(request.missing))
-        outcome = quantities.run(request)
-        if outcome.error:
-            text = f"{t['error_intro']}: {outcome.error}"
-            return Answer(text=text, kind="clarify", retrieved=[lesson_slug],
-                          subject=lesson_slug, note=outcome.error)
+            if outcome.error:
+                text += f" {t['error_intro']}: {outcome.error}."
+                note = outcome.error
+            else:
+                text += " " + (outcome.question or "")
+                note = "missing: " + ", ".join(outcome.missing)
+            return Answer(text=text, citations=cites.build(), kind="clarify", note=note,
+                          **common)
         result = outcome.result
-        lines = [f"{result.headline}{mark}", "", f"{t['method']}: {result.formula}{mark}"]
-        lines += ["", *[f"- {step}" for step in result.working], "", t["note"]]
+        lines = [f"{result.summary}{mark}", "", f"{t['method']}: {result.formula}{mark}"]
+        lines += ["", *[f"- {step}" for step in result.working]]
+        lines += [f"- {note}" for note in outcome.notes]
+        lines += ["", t["note"]]
+        call = ToolCall(request.tool, quantities._json_safe(dict(outcome.args)), result.to_dict())
         return Answer(text="\n".join(lines), citations=cites.build(), kind="calculation",
-                      tool_calls=[ToolCall(request.tool, dict(outcome.args), result.to_dict())],
-                      retrieved=[lesson_slug], subject=lesson_slug, working=list(result.working),
-                      suggestions=follow_ups(self.corpus, lesson_slug), confidence=1.0)
+                      tool_calls=[call], working=list(result.working), confidence=1.0,
+                      **common)
 
     def _maybe_refresh(self) -> None:
         # Another process may re-ingest into a shared Chroma server; look every 30 s.
@@ -344,3 +349,28 @@ def _merge(first: Answer, second: Answer) -> Answer:
                                                if s not in first.retrieved],
                   kind=second.kind, subject=first.subject, working=second.working,
                   suggestions=second.suggestions, confidence=second.confidence)
+
+
+_INPUT_LABELS = {
+    "gpus": "{v:,.0f} GPUs", "price_per_gpu_hour": "${v:,.2f} per GPU-hour",
+    "hours": "{v:,g} hours", "slowdown_pct": "a {v:g}% slowdown", "overhead_pct":
+    "{v:g}% overhead", "parameters": "{v:,.0f} parameters", "tokens": "{v:,.0f} tokens",
+    "peak_tflops_per_gpu": "{v:,g} TFLOPS per GPU", "mfu": "MFU {p:g}%",
+    "tokens_per_second": "{v:,g} tokens/s", "utilization": "{p:g}% utilization",
+    "monthly_tokens": "{v:,.0f} tokens a month",
+}
+
+
+def _describe_inputs(args: dict[str, Any]) -> str:
+    """Say in words which inputs of a calculation are known so far."""
+    parts = []
+    for name, value in args.items():
+        fmt = _INPUT_LABELS.get(name)
+        if fmt is None or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        try:
+            parts.append(fmt.format(v=value, p=value * 100))
+        except (ValueError, OverflowError):
+            continue
+    return ", ".join(parts)
+

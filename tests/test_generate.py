@@ -12,16 +12,17 @@ from assistant.chain import Assistant
 from assistant.models import ModelConfigError, build_chat_model
 
 
+SEEN: list = []  # the prompts the scripted models received
+
+
 class ScriptedModel(FakeMessagesListChatModel):
     """Returns the scripted messages in order; accepts tools like a real chat model."""
-
-    seen: list = []
 
     def bind_tools(self, tools, **kwargs):
         return self
 
     def _generate(self, messages, *args, **kwargs):
-        self.seen.append(messages)
+        SEEN.append(messages)
         return super()._generate(messages, *args, **kwargs)
 
 
@@ -78,9 +79,9 @@ def test_a_cited_grounded_answer_is_shown(llm_bot):
 
 def test_the_prompt_numbers_passages_and_fixes_the_scope(llm_bot):
     model = ScriptedModel(responses=[AIMessage("OUT_OF_SCOPE")])
-    ScriptedModel.seen = []
+    SEEN.clear()
     _with(llm_bot, model).ask("what is infiniband?")
-    system = ScriptedModel.seen[0][0].content
+    system = SEEN[0][0].content
     assert "[1] " in system and "InfiniBand" in system
     assert "OUT_OF_SCOPE" in system and llm_bot.llm.canary in system
 
@@ -147,7 +148,7 @@ def test_a_timeout_is_retried_twice_then_the_extractive_answer_has_a_note(llm_bo
 
 def test_a_non_retryable_error_is_not_retried(llm_bot):
     class Broken(FailingModel):
-        error = ValueError
+        error: type = ValueError
 
     Broken.calls = 0
     answer = _with(llm_bot, Broken(responses=[AIMessage("x")])).ask("what is nvlink?")
@@ -181,10 +182,10 @@ def test_a_bad_sentence_midstream_replaces_the_whole_answer(llm_bot):
 
 
 def test_bad_input_never_reaches_the_model(llm_bot):
-    ScriptedModel.seen = []
+    SEEN.clear()
     _with(llm_bot, ScriptedModel(responses=[AIMessage("x [1].")])).ask("")
     _with(llm_bot, ScriptedModel(responses=[AIMessage("x [1].")])).ask("what is lasagna?")
-    assert ScriptedModel.seen == []
+    assert SEEN == []
 
 
 def test_model_factory():

@@ -1,0 +1,433 @@
+"""The question and feedback log behind the support console: SQLite in WAL mode.
+
+Visitor IPs are never stored: only a salted hash, so that repeat askers can be counted without
+knowing who they are. The salt is random per data dir and lives in a file beside the database.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hmac
+import io
+import json
+import logging
+import os
+import re
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .answer import Answer
+
+log = logging.getLogger(__name__)
+
+#: Answers below this confidence count as gaps in the corpus.
+LOW_CONFIDENCE = 0.45
+#: rapidfuzz token_set_ratio (0-100) at which two gap questions count as the same question.
+SIMILAR_WORDING = 82
+SALT_FILE = ".ip-salt"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS questions (
+    id          INTEGER PRIMARY KEY,
+    created     TEXT NOT NULL,
+    session     TEXT NOT NULL DEFAULT '',
+    ip_hash     TEXT NOT NULL DEFAULT '',
+    page        TEXT NOT NULL DEFAULT '',
+    question    TEXT NOT NULL,
+    answer      TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    refused     INTEGER NOT NULL DEFAULT 0,
+    confidence  REAL NOT NULL DEFAULT 0,
+    subject     TEXT NOT NULL DEFAULT '',
+    citations   TEXT NOT NULL DEFAULT '[]',
+    tools       TEXT NOT NULL DEFAULT '[]',
+    total_ms    REAL NOT NULL DEFAULT 0,
+    timings     TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS questions_created ON questions(created);
+CREATE INDEX IF NOT EXISTS questions_subject ON questions(subject);
+CREATE TABLE IF NOT EXISTS feedback (
+    id          INTEGER PRIMARY KEY,
+    question_id INTEGER NOT NULL UNIQUE REFERENCES questions(id) ON DELETE CASCADE,
+    rating      INTEGER NOT NULL CHECK (rating IN (-1, 1)),
+    comment     TEXT NOT NULL DEFAULT '',
+    created     TEXT NOT NULL,
+    updated     TEXT NOT NULL
+);
+"""
+
+
+# -- rows the console shows ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """One logged question with its answer, the pages it cited and how long it took."""
+
+    id: int
+    created: str
+    question: str
+    answer: str
+    kind: str
+    refused: bool
+    confidence: float
+    subject: str
+    cited: str  # the cited pages' titles, "; "-separated
+    total_ms: float
+    page: str
+    rating: int  # +1, -1, or 0 without feedback
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Questions the corpus did not answer well, grouped by similar wording."""
+
+    question: str  # the most recent wording
+    count: int
+    last_asked: str
+    kinds: str  # e.g. "refusal, clarify"
+    confidence: float  # the best confidence in the group
+    examples: list[str] = field(default_factory=list)  # other wordings, most recent first
+
+
+@dataclass(frozen=True)
+class FeedbackRow:
+    """A thumbs up or down, with the visitor's comment and what they were told."""
+
+    question_id: int
+    created: str
+    rating: int
+    comment: str
+    question: str
+    answer: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class TermCount:
+    """How often a term was the subject of a question, and how the answers were rated."""
+
+    subject: str
+    asks: int
+    likes: int
+    dislikes: int
+    last_asked: str
+
+
+# -- the store -------------------------------------------------------------------------------
+
+class Store:
+    """The question/feedback log: one SQLite file, opened on first use.
+
+    Example:
+        >>> store = Store(settings.log_db)
+        >>> qid = store.log("what is nvlink?", answer, session="abc", ip="203.0.113.9")
+        >>> store.feedback(qid, -1, "too short")
+        >>> store.gaps()[:3]
+    """
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = None
+        self._salt: bytes | None = None
+        # One connection, used under a lock: writes are serialised by SQLite anyway, and the
+        # console's reads are rare and small.
+        self._lock = threading.RLock()
+
+    # -- connection ------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.executescript(_SCHEMA)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """Run the block as one transaction (BEGIN IMMEDIATE so writers queue, not fail)."""
+        with self._lock:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._connect().execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        """Close the connection (it is reopened on next use)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def journal_mode(self) -> str:
+        """Return SQLite's journal mode for the file ("wal")."""
+        return str(self._read("PRAGMA journal_mode")[0][0])
+
+    # -- privacy ---------------------------------------------------------------------------
+
+    def _salt_bytes(self) -> bytes:
+        if self._salt is None:
+            path = self.path.parent / SALT_FILE
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass  # another process or an earlier run made it
+            else:
+                with os.fdopen(fd, "w") as f:
+                    f.write(secrets.token_hex(32))
+            salt = path.read_text().strip()
+            if not salt:  # a half-written file from a crash: never hash with an empty salt
+                raise OSError(f"{path} is empty; delete it to make a new salt")
+            self._salt = salt.encode()
+        return self._salt
+
+    def hash_ip(self, ip: str | None) -> str:
+        """Return the salted hash that stands for a visitor IP ("" for none)."""
+        if not ip:
+            return ""
+        return hmac.new(self._salt_bytes(), ip.encode(), "sha256").hexdigest()[:32]
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def log(self, question: str, answer: Answer, session: str = "", ip: str | None = None,
+            page: str | None = None) -> int | None:
+        """Record a question and its answer; return its id, or None if logging failed."""
+        try:
+            ip_hash = self.hash_ip(ip)
+            citations = json.dumps([c.to_json() for c in answer.citations], ensure_ascii=False)
+            tools = json.dumps([dataclasses.asdict(t) for t in answer.tool_calls],
+                               ensure_ascii=False, default=str)
+            timings = {k: round(v, 2) for k, v in answer.timings_ms.items()}
+            with self._write() as conn:
+                cursor = conn.execute(
+                    "INSERT INTO questions (created, session, ip_hash, page, question, answer, "
+                    "kind, refused, confidence, subject, citations, tools, total_ms, timings) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (_now(), session or "", ip_hash, page or "", str(question), answer.text,
+                     answer.kind, int(answer.refused), float(answer.confidence),
+                     answer.subject or "", citations, tools,
+                     float(answer.timings_ms.get("total", 0.0)), json.dumps(timings)))
+                return int(cursor.lastrowid)
+        except Exception:  # logging must never break answering
+            log.exception("could not log a question to %s", self.path)
+            return None
+
+    def feedback(self, question_id: int, rating: int, comment: str | None = None) -> bool:
+        """Record a visitor's rating (+1/-1) of an answer; a later call replaces it.
+
+        A comment of None keeps the comment already given. Returns False if it was not stored.
+        """
+        if rating not in (1, -1):
+            raise ValueError("rating must be +1 or -1")
+        try:
+            now = _now()
+            with self._write() as conn:
+                cursor = conn.execute(
+                    "INSERT INTO feedback (question_id, rating, comment, created, updated) "
+                    "SELECT id, ?, ?, ?, ? FROM questions WHERE id = ? "
+                    "ON CONFLICT(question_id) DO UPDATE SET rating = excluded.rating, "
+                    "comment = CASE WHEN ? IS NULL THEN feedback.comment "
+                    "ELSE excluded.comment END, updated = excluded.updated",
+                    (rating, (comment or "").strip(), now, now, int(question_id), comment))
+                return cursor.rowcount > 0
+        except Exception:
+            log.exception("could not store feedback in %s", self.path)
+            return False
+
+    def clear_feedback(self, question_id: int) -> None:
+        """Forget the rating of an answer (the visitor took their thumb back)."""
+        try:
+            with self._write() as conn:
+                conn.execute("DELETE FROM feedback WHERE question_id = ?", (int(question_id),))
+        except Exception:
+            log.exception("could not clear feedback in %s", self.path)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """Return how many questions are logged."""
+        return int(self._read("SELECT COUNT(*) FROM questions")[0][0])
+
+    def recent(self, limit: int = 100) -> list[QuestionRow]:
+        """Return the latest questions with their answers, cited pages and timing."""
+        rows = self._read(
+            "SELECT q.*, COALESCE(f.rating, 0) AS rating FROM questions q "
+            "LEFT JOIN feedback f ON f.question_id = q.id ORDER BY q.id DESC LIMIT ?", (limit,))
+        return [QuestionRow(
+            id=r["id"], created=r["created"], question=r["question"], answer=r["answer"],
+            kind=r["kind"], refused=bool(r["refused"]), confidence=round(r["confidence"], 3),
+            subject=r["subject"], cited="; ".join(_cited_titles(r["citations"])),
+            total_ms=round(r["total_ms"], 1), page=r["page"], rating=r["rating"])
+            for r in rows]
+
+    def gaps(self, limit: int = 100, threshold: float = LOW_CONFIDENCE,
+             similarity: int = SIMILAR_WORDING, scan: int = 5000) -> list[Gap]:
+        """Return refused, low-confidence and clarify questions by wording, most asked first.
+
+        Only the latest `scan` such questions are grouped.
+        """
+        rows = self._read(
+            "SELECT question, kind, confidence, created FROM questions "
+            "WHERE kind != 'message' AND (refused = 1 OR kind = 'clarify' OR confidence < ?) "
+            "ORDER BY id DESC LIMIT ?", (threshold, scan))
+        return group_gaps([(r["question"], r["kind"], r["confidence"], r["created"])
+                           for r in rows], similarity)[:limit]
+
+    def feedback_rows(self, limit: int = 100) -> list[FeedbackRow]:
+        """Return the latest feedback, dislikes and likes, with comments and the answer given."""
+        rows = self._read(
+            "SELECT f.question_id, f.updated, f.rating, f.comment, q.question, q.answer, "
+            "q.subject FROM feedback f JOIN questions q ON q.id = f.question_id "
+            "ORDER BY f.updated DESC, f.id DESC LIMIT ?", (limit,))
+        return [FeedbackRow(question_id=r["question_id"], created=r["updated"],
+                            rating=r["rating"], comment=r["comment"], question=r["question"],
+                            answer=r["answer"], subject=r["subject"]) for r in rows]
+
+    def top_terms(self, limit: int = 50) -> list[TermCount]:
+        """Return the most asked-about terms (the answers' subjects), most asked first."""
+        rows = self._read(
+            "SELECT q.subject, COUNT(*) AS asks, "
+            "SUM(CASE WHEN f.rating = 1 THEN 1 ELSE 0 END) AS likes, "
+            "SUM(CASE WHEN f.rating = -1 THEN 1 ELSE 0 END) AS dislikes, "
+            "MAX(q.created) AS last_asked FROM questions q "
+            "LEFT JOIN feedback f ON f.question_id = q.id WHERE q.subject != '' "
+            "GROUP BY q.subject ORDER BY asks DESC, last_asked DESC LIMIT ?", (limit,))
+        return [TermCount(subject=r["subject"], asks=r["asks"], likes=r["likes"],
+                          dislikes=r["dislikes"], last_asked=r["last_asked"]) for r in rows]
+
+    def export_csv(self, view: str, path: str | os.PathLike[str]) -> Path:
+        """Write one view (recent, gaps, feedback or terms) to a CSV file and return its path."""
+        views = {"recent": (self.recent, QuestionRow), "gaps": (self.gaps, Gap),
+                 "feedback": (self.feedback_rows, FeedbackRow),
+                 "terms": (self.top_terms, TermCount)}
+        if view not in views:
+            raise ValueError(f"unknown view {view!r}; one of {', '.join(views)}")
+        fetch, row_type = views[view]
+        out = Path(path)
+        out.write_text(rows_to_csv(fetch(limit=100_000), row_type), encoding="utf-8",
+                       newline="")
+        return out
+
+
+# -- pure helpers ----------------------------------------------------------------------------
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _cited_titles(citations_json: str) -> list[str]:
+    try:
+        items = json.loads(citations_json)
+    except ValueError:
+        return []
+    titles: list[str] = []
+    for item in items:
+        title = item.get("title") or item.get("slug") or ""
+        if title and title not in titles:
+            titles.append(title)
+    return titles
+
+
+_WORDS = re.compile(r"[^\w\s]+")
+
+
+def normalise(question: str) -> str:
+    """Return a question's wording reduced for comparison: lower case, no punctuation."""
+    return " ".join(_WORDS.sub(" ", question.lower()).split())
+
+
+def group_gaps(rows: Iterable[tuple[str, str, float, str]], similarity: int = SIMILAR_WORDING
+               ) -> list[Gap]:
+    """Group (question, kind, confidence, created) rows, newest first, by similar wording."""
+    from rapidfuzz import fuzz, process
+
+    keys: list[str] = []
+    groups: list[dict[str, Any]] = []
+    for question, kind, confidence, created in rows:
+        key = normalise(question)
+        match = process.extractOne(key, keys, scorer=fuzz.token_set_ratio,
+                                   score_cutoff=similarity) if key and keys else None
+        if match is None:
+            keys.append(key)
+            groups.append({"question": question, "count": 1, "last": created,
+                           "kinds": [kind], "confidence": confidence, "examples": []})
+            continue
+        group = groups[match[2]]
+        group["count"] += 1
+        group["confidence"] = max(group["confidence"], confidence)
+        if kind not in group["kinds"]:
+            group["kinds"].append(kind)
+        if (question != group["question"] and question not in group["examples"]
+                and len(group["examples"]) < 5):
+            group["examples"].append(question)
+    gaps = [Gap(question=g["question"], count=g["count"], last_asked=g["last"],
+                kinds=", ".join(g["kinds"]), confidence=round(g["confidence"], 3),
+                examples=g["examples"]) for g in groups]
+    # Stable sort: equal counts keep the newest-first order of their latest question.
+    return sorted(gaps, key=lambda g: -g.count)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, list):
+        value = " | ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return int(value)
+    # Visitors wrote these cells and staff open them in spreadsheets: no formulas.
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def rows_to_csv(rows: Sequence[Any], row_type: type | None = None) -> str:
+    """Render dataclass rows (or dicts) as CSV text with a header line.
+
+    `row_type` (a dataclass) gives the header when there are no rows.
+    """
+    buffer = io.StringIO()
+    dicts = rows_to_table(rows)
+    if dicts:
+        names = list(dicts[0])
+    elif row_type is not None and dataclasses.is_dataclass(row_type):
+        names = [f.name for f in dataclasses.fields(row_type)]
+    else:
+        return ""
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    for d in dicts:
+        writer.writerow({k: _csv_cell(v) for k, v in d.items()})
+    return buffer.getvalue()
+
+
+def rows_to_table(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """Return rows as plain dicts, for a table or JSON."""
+    return [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]

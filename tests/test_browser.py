@@ -1,0 +1,286 @@
+"""The widget in a real browser: Debian's Chromium driven by Playwright against the app on
+loopback. Screenshots go to tests/screenshots/."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from test_ui import XSS, free_port, serve
+
+from assistant.store import Store
+from assistant.ui import create_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+LOCAL = {"127.0.0.1", "localhost", "::1"}
+ANSWER_LINK = "#chat a[href*='/glossary/']"
+TIMEOUT = 30_000
+
+
+@pytest.fixture(scope="module")
+def host_port() -> int:
+    """The port of the site that embeds the widget (another origin than the app's)."""
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def app(bot, tmp_path_factory, host_port):
+    """The app on loopback, allowing the embedding site's origin to frame the widget."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's Chromium is not installed (make browser)")
+    store = Store(tmp_path_factory.mktemp("browser") / "log.sqlite3")
+    settings = bot.settings.replace(allowed_origins=f"http://127.0.0.1:{host_port}",
+                                    rate_limit_per_minute=1000)
+    with serve(create_app(bot, store, settings=settings)) as base:
+        yield base, store
+
+
+@pytest.fixture(scope="module")
+def host_page(app, host_port, tmp_path_factory):
+    """A tiny site on another loopback port whose page embeds the widget in an iframe."""
+    base, _ = app
+    root = tmp_path_factory.mktemp("site")
+    (root / "index.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>NVLink</title></head><body>"
+        "<h1>NVLink</h1><p>A glossary page with the assistant beside it.</p>"
+        f"<iframe id='assistant' src='{base}/widget?page=nvlink' title='Ask the glossary' "
+        "style='width:400px;height:600px;border:1px solid #ccc'></iframe></body></html>",
+        encoding="utf-8")
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", host_port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{host_port}/index.html"
+    server.shutdown()
+    server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watch:
+    """What a page did that it must not: dialogs opened, requests to other hosts."""
+
+    def __init__(self, page):
+        self.dialogs: list[str] = []
+        self.remote: list[str] = []
+        page.on("dialog", self._dialog)
+        page.context.on("request", self._request)
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _request(self, request):
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL:
+            self.remote.append(request.url)
+
+
+def _open(browser, url: str, **context_options):
+    context = browser.new_context(**{"viewport": {"width": 1000, "height": 900},
+                                     **context_options})
+    context.set_default_timeout(TIMEOUT)
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto(url, wait_until="load")
+    page.wait_for_selector("#chat")
+    return page, watch
+
+
+def _ask(page_or_frame, question: str) -> None:
+    page_or_frame.locator("#question textarea").fill(question)
+    page_or_frame.locator("#question textarea").press("Enter")
+
+
+def _shot(page, name: str, capsys, full_page: bool = True) -> Path:
+    path = SHOTS / name
+    page.screenshot(path=str(path), full_page=full_page)
+    with capsys.disabled():
+        print(f"\nscreenshot: {path}  (folder: {SHOTS})")
+    return path
+
+
+def _wait_for(predicate, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting")
+
+
+def test_citation_link_leads_to_the_glossary_page(app, browser, capsys):
+    base, _ = app
+    page, watch = _open(browser, base + "/")
+    _ask(page, "What is NVLink?")
+    link = page.locator(ANSWER_LINK).first
+    link.wait_for()
+    href = link.get_attribute("href")
+    assert href.endswith("/glossary/nvlink#definition"), href
+    _shot(page, "answer-with-citations.png", capsys)
+    # The glossary itself is not served here: the new page may 404, its URL is what counts.
+    if link.get_attribute("target") == "_blank":
+        with page.context.expect_page() as popup:
+            link.click()
+        target = popup.value
+        target.wait_for_load_state("load")
+        url = target.url
+    else:
+        with page.expect_navigation(wait_until="load"):
+            link.click()
+        url = page.url
+    assert url == f"{base}/glossary/nvlink#definition"
+    assert not watch.remote and not watch.dialogs
+    page.context.close()
+
+
+def test_suggested_question_chip_gets_an_answer_then_follow_ups(app, browser, capsys):
+    base, store = app
+    page, watch = _open(browser, base + "/")
+    chip = page.locator("#chat button.example").first
+    chip.wait_for()
+    _shot(page, "empty-chat-with-suggestions.png", capsys)
+    question = chip.inner_text().strip()
+    chip.click()
+    page.locator(ANSWER_LINK).first.wait_for()
+    assert _wait_for(lambda: store.recent(1) and store.recent(1)[0].question == question)
+    follow_up = page.locator("#chat button.option").first
+    follow_up.wait_for()
+    second = follow_up.inner_text().strip()
+    follow_up.click()
+    page.locator("#chat .message-row.bot-row, #chat .bot").nth(1).wait_for()
+    assert _wait_for(lambda: store.recent(1)[0].question == second)
+    _shot(page, "follow-up-chips.png", capsys)
+    assert not watch.remote and not watch.dialogs
+    page.context.close()
+
+
+def test_thumbs_down_with_a_comment_reaches_the_store(app, browser, capsys):
+    base, store = app
+    page, _ = _open(browser, base + "/")
+    _ask(page, "What is RoCE?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    qid = _wait_for(lambda: store.recent(1) and store.recent(1)[0].question == "What is RoCE?"
+                    and store.recent(1)[0].id)
+    page.locator("#chat button[aria-label='Dislike']").last.click()
+    comment = page.locator("#comment textarea")
+    comment.wait_for()
+    assert _wait_for(lambda: [f for f in store.feedback_rows() if f.question_id == qid])
+    comment.fill("Which NICs support it?")
+    _shot(page, "thumbs-down-comment.png", capsys)
+    page.locator("#send-comment").click()
+    fb = _wait_for(lambda: [f for f in store.feedback_rows()
+                            if f.question_id == qid and f.comment])
+    assert (fb[0].rating, fb[0].comment) == (-1, "Which NICs support it?")
+    page.locator("#comment-row").wait_for(state="hidden")
+    # "New chat" empties the conversation and brings the suggestions back.
+    page.locator("#chat button[aria-label='New chat']").click()
+    page.locator("#chat button.example").first.wait_for()
+    assert page.locator(ANSWER_LINK).count() == 0
+    page.context.close()
+
+
+def test_widget_in_an_iframe_on_another_site(app, host_page, browser, capsys):
+    _, store = app
+    page, watch = _open_host(browser, host_page)
+    frame = page.frame_locator("#assistant")
+    frame.locator("#chat").wait_for()
+    frame.locator("#chat h3", has_text="NVLink").wait_for()  # greets with the page's title
+    _ask(frame, "is it expensive?")
+    frame.locator(ANSWER_LINK).first.wait_for()
+    row = _wait_for(lambda: store.recent(1) and store.recent(1)[0].question == "is it expensive?"
+                    and store.recent(1)[0])
+    assert row.page == "nvlink" and row.subject == "nvlink"
+    _shot(page, "widget-in-iframe.png", capsys)
+    assert not watch.remote and not watch.dialogs
+    page.context.close()
+
+
+def _open_host(browser, url):
+    context = browser.new_context(viewport={"width": 900, "height": 700})
+    context.set_default_timeout(TIMEOUT)
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto(url, wait_until="load")
+    return page, watch
+
+
+def test_html_in_a_question_is_text_and_loads_nothing(app, browser, capsys):
+    base, _ = app
+    page, watch = _open(browser, base + "/")
+    question = f"What is {XSS} NVLink?"
+    _ask(page, question)
+    user = page.locator("#chat .message.user, #chat .user").first
+    user.wait_for()
+    page.locator("#chat button[aria-label='Dislike']").first.wait_for()  # the answer is in
+    text = page.locator("#chat").inner_text()
+    assert "<img src=x onerror=alert(1)>" in text
+    assert "![x](http://evil.example/x.png)" in text
+    assert "<script>alert(2)</script>" in text
+    images = page.eval_on_selector_all("#chat img", "els => els.map(e => e.src)")
+    assert not [src for src in images if "evil" in src or src.endswith("/x")], images
+    page.wait_for_timeout(500)  # give a stray onerror or image load the time to happen
+    assert watch.dialogs == []
+    assert not watch.remote, watch.remote
+    _shot(page, "html-shown-as-text.png", capsys)
+    page.context.close()
+
+
+def test_looks_right_at_360px_and_in_dark_mode(app, browser, capsys):
+    base, _ = app
+    page, watch = _open(browser, base + "/?page=infiniband",
+                        viewport={"width": 360, "height": 740}, is_mobile=True)
+    page.locator("#chat h3", has_text="InfiniBand").wait_for()
+    _ask(page, "is roce the same thing as infiniband?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    overflow = page.evaluate("document.documentElement.scrollWidth")
+    assert overflow <= 360, f"the page is {overflow}px wide on a 360px screen"
+    _shot(page, "mobile-360.png", capsys)
+    page.context.close()
+
+    page, watch = _open(browser, base + "/widget?page=nvlink", color_scheme="dark",
+                        viewport={"width": 400, "height": 600})
+    page.locator("#chat h3", has_text="NVLink").wait_for()
+    assert page.evaluate("document.body.classList.contains('dark') || "
+                         "!!document.querySelector('.dark')")
+    background = page.evaluate("getComputedStyle(document.querySelector('.gradio-container'))"
+                               ".backgroundColor")
+    assert _luminance(background) < 0.3, background
+    _ask(page, "What is NVLink?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    # The widget fits its 400x600 iframe: the chat scrolls, the page does not.
+    assert page.evaluate("document.documentElement.scrollHeight") <= 600
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    _shot(page, "dark-widget-400x600.png", capsys, full_page=False)
+    assert not watch.remote
+    page.context.close()
+
+
+def _luminance(css_color: str) -> float:
+    values = [float(v) for v in css_color[css_color.index("(") + 1:-1].split(",")[:3]]
+    return sum(values) / (3 * 255)

@@ -1,0 +1,408 @@
+"""Known answers to the cent, validation errors that name the input, and properties."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from assistant.calculators import (
+    CalculatorError,
+    MissingInput,
+    compare_cluster_quotes,
+    format_money,
+    format_number,
+    gpu_hour_cost,
+    serving_cost,
+    training_cost,
+    validate_input,
+)
+
+
+def cents(x: float) -> float:
+    return round(x, 2)
+
+
+# --- known answers ------------------------------------------------------------------------
+
+def test_gpu_hour_cost_brief_example():
+    r = gpu_hour_cost(256, 7.0, 100)
+    assert (r.cost_per_hour, r.gpu_hours, r.total_cost) == (1792.0, 25600.0, 179200.0)
+    assert r.formula == "256 GPUs × $7.00/GPU-hour × 100 h = $179,200"
+    assert r.working == [
+        "Cost per hour: 256 GPUs × $7.00/GPU-hour = $1,792/h",
+        "GPU-hours: 256 GPUs × 100 h = 25,600 GPU-hours",
+        "Total: 25,600 GPU-hours × $7.00/GPU-hour = $179,200",
+    ]
+
+
+@pytest.mark.parametrize(("gpus", "price", "hours", "total"), [
+    (256, 7.0, 100, 179_200.00),
+    (1, 2.49, 1, 2.49),
+    (8, 1.85, 72, 1_065.60),           # 8 × 1.85 = 14.80/h × 72 h
+    (1024, 2.10, 336, 722_534.40),     # 1024 × 336 = 344,064 GPU-hours × 2.10
+    (3, 0.35, 2, 2.10),
+    (512, 5.0, 130, 332_800.00),
+])
+def test_gpu_hour_cost_table(gpus, price, hours, total):
+    assert cents(gpu_hour_cost(gpus, price, hours).total_cost) == total
+
+
+def test_gpu_hour_cost_independent_arithmetic():
+    # Computed here step by step rather than copied from the implementation.
+    gpus, price, hours = 64, 3.25, 250
+    per_hour = gpus * price           # 208.0
+    expected = per_hour * hours       # 52,000
+    r = gpu_hour_cost(gpus, price, hours)
+    assert r.cost_per_hour == per_hour == 208.0
+    assert r.total_cost == expected == 52_000.0
+    assert r.gpu_hours == 16_000
+
+
+def test_training_cost_slowdown_brief_example():
+    r = training_cost(gpus=256, price_per_gpu_hour=7.0, hours=100, slowdown_pct=30)
+    assert r.mode == "hours"
+    assert r.baseline_hours == 100
+    assert r.baseline_gpu_hours == 25_600
+    assert r.baseline_cost == 179_200
+    assert r.hours_with_slowdown == pytest.approx(130)
+    assert r.gpu_hours_with_slowdown == pytest.approx(33_280)
+    assert cents(r.cost_with_slowdown) == 232_960.00
+    assert cents(r.extra_cost) == 53_760.00
+    assert r.extra_hours == pytest.approx(30)
+    assert "$232,960" in r.formula and "$53,760" in r.formula
+    assert any("multiplicatively" in line for line in r.working)
+
+
+def test_training_cost_slowdown_and_overhead_multiply():
+    r = training_cost(gpus=100, price_per_gpu_hour=2.0, hours=10, slowdown_pct=10,
+                      overhead_pct=20)
+    # 1.1 × 1.2 = 1.32, not 1 + 0.1 + 0.2 = 1.3
+    assert r.multiplier == pytest.approx(1.32)
+    assert cents(r.cost_with_slowdown) == cents(100 * 10 * 1.32 * 2.0) == 2_640.00
+    assert cents(r.extra_cost) == 640.00
+
+
+def test_training_cost_from_model_size():
+    r = training_cost(parameters=7e9, tokens=1e12, peak_tflops_per_gpu=989, mfu=0.4)
+    expected = 6 * 7e9 * 1e12 / (989e12 * 0.4) / 3600
+    assert r.mode == "model"
+    assert r.baseline_gpu_hours == pytest.approx(expected, rel=1e-12)
+    assert round(r.baseline_gpu_hours, 1) == 29_491.1
+    assert r.total_flops == pytest.approx(4.2e22)
+    assert r.baseline_hours is None and r.baseline_cost is None and r.cost_with_slowdown is None
+    assert "GPU-hours is the answer" in " ".join(r.working)
+
+
+def test_training_cost_from_model_size_with_gpus_and_price():
+    r = training_cost(gpus=256, price_per_gpu_hour=2.5, parameters=7e9, tokens=1e12,
+                      peak_tflops_per_gpu=989, mfu=0.4)
+    gpu_hours = 6 * 7e9 * 1e12 / (989e12 * 0.4) / 3600
+    assert r.baseline_hours == pytest.approx(gpu_hours / 256)
+    assert cents(r.baseline_cost) == cents(gpu_hours * 2.5) == 73_727.67
+    assert r.extra_cost == 0
+
+
+def test_training_cost_hours_win_over_model_size():
+    r = training_cost(gpus=8, hours=10, price_per_gpu_hour=1.0, parameters=7e9)
+    assert r.mode == "hours" and r.baseline_cost == 80
+    assert any("model-size inputs are not used" in line for line in r.working)
+
+
+@pytest.mark.parametrize(("kwargs", "names"), [
+    ({}, ["gpus", "hours"]),
+    ({"gpus": 8}, ["hours"]),
+    ({"hours": 10}, ["gpus"]),
+    ({"parameters": 7e9}, ["tokens", "peak_tflops_per_gpu", "mfu"]),
+    ({"parameters": 7e9, "tokens": 1e12, "mfu": 0.4}, ["peak_tflops_per_gpu"]),
+])
+def test_training_cost_missing_inputs(kwargs, names):
+    with pytest.raises(MissingInput) as info:
+        training_cost(**kwargs)
+    assert info.value.names == names
+    assert isinstance(info.value, CalculatorError)
+    assert all(name in str(info.value) for name in names)
+
+
+def test_serving_cost_brief_example():
+    r = serving_cost(2.0, 1000)
+    assert r.cost_per_million_tokens == pytest.approx(2 / 3.6)
+    assert format_money(r.cost_per_million_tokens) == "$0.56"
+    assert "$0.56" in r.formula
+
+
+@pytest.mark.parametrize(("kwargs", "per_million", "monthly"), [
+    # (2.49 × 8) / (2500 × 3600 × 0.4) × 1e6 = 19.92 / 3.6e6 × 1e6 = 5.5333…
+    ({"price_per_gpu_hour": 2.49, "tokens_per_second": 2500, "utilization": 0.4, "gpus": 8,
+      "monthly_tokens": 1e10}, 5.53, 55_333.33),
+    # 5 / (1e4 × 3600) × 1e6 = 0.1388…
+    ({"price_per_gpu_hour": 5.0, "tokens_per_second": 10_000}, 0.14, None),
+    ({"price_per_gpu_hour": 2.0, "tokens_per_second": 1000, "utilization": 0.5,
+      "monthly_tokens": 1e9}, 1.11, 1_111.11),
+])
+def test_serving_cost_table(kwargs, per_million, monthly):
+    r = serving_cost(**kwargs)
+    assert cents(r.cost_per_million_tokens) == per_million
+    assert (None if r.monthly_cost is None else cents(r.monthly_cost)) == monthly
+
+
+def test_serving_cost_always_on_and_capacity():
+    r = serving_cost(2.0, 1000, monthly_tokens=1e10)
+    assert r.always_on_monthly_cost == 2.0 * 730
+    assert r.monthly_capacity_tokens == 1000 * 3600 * 730
+    assert any("needs that many times the GPUs" in line for line in r.working)
+
+
+def test_compare_brief_example():
+    r = compare_cluster_quotes(256, [
+        {"name": "A", "price_per_gpu_hour": 6.50, "hours": 130},
+        {"name": "B", "price_per_gpu_hour": 7.0, "hours": 100},
+    ])
+    totals = {q.name: q.total_cost for q in r.quotes}
+    assert totals == {"A": 216_320.0, "B": 179_200.0}
+    assert (r.cheapest, r.dearest, r.difference) == ("B", "A", 37_120.0)
+    assert {q.name: q.more_than_cheapest for q in r.quotes} == {"A": 37_120.0, "B": 0.0}
+    assert r.formula == "A $216,320 vs B $179,200 → B cheaper by $37,120"
+
+
+def test_compare_per_quote_gpus_and_ties():
+    r = compare_cluster_quotes(None, [
+        {"name": "X", "price_per_gpu_hour": 2.0, "hours": 10, "gpus": 100},
+        {"name": "Y", "price_per_gpu_hour": 1.0, "hours": 20, "gpus": 100},
+        {"name": "Z", "price_per_gpu_hour": 1.0, "hours": 10, "gpus": 300},
+    ])
+    assert [q.total_cost for q in r.quotes] == [2000.0, 2000.0, 3000.0]
+    assert r.cheapest == "X" and r.dearest == "Z" and r.difference == 1000.0
+
+
+def test_results_are_json_safe():
+    results = [
+        gpu_hour_cost(256, 7, 100),
+        training_cost(gpus=256, price_per_gpu_hour=7, hours=100, slowdown_pct=30),
+        training_cost(parameters=7e9, tokens=1e12, peak_tflops_per_gpu=989, mfu=0.4),
+        serving_cost(2, 1000, monthly_tokens=1e9),
+        compare_cluster_quotes(8, [{"name": "A", "price_per_gpu_hour": 1, "hours": 1},
+                                   {"name": "B", "price_per_gpu_hour": 2, "hours": 1}]),
+    ]
+    for r in results:
+        d = r.to_dict()
+        assert json.loads(json.dumps(d, allow_nan=False)) == d
+        assert isinstance(d["formula"], str) and all(isinstance(x, str) for x in d["working"])
+
+
+# --- formatting ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("x", "text"), [
+    (0.5556, "$0.56"), (1.39, "$1.39"), (7, "$7.00"), (0, "$0.00"), (0.125, "$0.13"),
+    (99.999, "$100.00"), (500, "$500.00"), (179_200, "$179,200"), (1792.0, "$1,792"),
+    (179_200.5, "$179,200.50"), (999.999, "$1,000"), (-5, "-$5.00"), (1_234_567.891,
+                                                                      "$1,234,567.89"),
+])
+def test_format_money(x, text):
+    assert format_money(x) == text
+
+
+@pytest.mark.parametrize(("x", "text"), [
+    (25_600, "25,600"), (29_491.93, "29,491.9"), (130.0, "130"), (115.2, "115.2"),
+    (1_000_000.04, "1,000,000"), (0.05, "0.05"),
+])
+def test_format_number(x, text):
+    assert format_number(x) == text
+
+
+# --- validation ---------------------------------------------------------------------------
+
+BASE_GPU = {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100}
+BASE_SERVE = {"price_per_gpu_hour": 2.0, "tokens_per_second": 1000}
+BASE_MODEL = {"parameters": 7e9, "tokens": 1e12, "peak_tflops_per_gpu": 989, "mfu": 0.4}
+
+
+@pytest.mark.parametrize(("fn", "base", "name", "bad"), [
+    (gpu_hour_cost, BASE_GPU, "gpus", 0),
+    (gpu_hour_cost, BASE_GPU, "gpus", -5),
+    (gpu_hour_cost, BASE_GPU, "gpus", 2.5),
+    (gpu_hour_cost, BASE_GPU, "gpus", math.nan),
+    (gpu_hour_cost, BASE_GPU, "gpus", math.inf),
+    (gpu_hour_cost, BASE_GPU, "gpus", 10_000_001),
+    (gpu_hour_cost, BASE_GPU, "gpus", True),
+    (gpu_hour_cost, BASE_GPU, "gpus", "256"),
+    (gpu_hour_cost, BASE_GPU, "price_per_gpu_hour", 0),
+    (gpu_hour_cost, BASE_GPU, "price_per_gpu_hour", -7),
+    (gpu_hour_cost, BASE_GPU, "price_per_gpu_hour", math.nan),
+    (gpu_hour_cost, BASE_GPU, "price_per_gpu_hour", 100_000.01),
+    (gpu_hour_cost, BASE_GPU, "hours", 0),
+    (gpu_hour_cost, BASE_GPU, "hours", -math.inf),
+    (gpu_hour_cost, BASE_GPU, "hours", 876_001),
+    (training_cost, {**BASE_GPU, "slowdown_pct": 30}, "slowdown_pct", -1),
+    (training_cost, {**BASE_GPU, "slowdown_pct": 30}, "slowdown_pct", 1000.5),
+    (training_cost, {**BASE_GPU, "slowdown_pct": 30}, "slowdown_pct", math.nan),
+    (training_cost, BASE_GPU, "overhead_pct", -0.1),
+    (training_cost, BASE_GPU, "overhead_pct", 1001),
+    (training_cost, BASE_MODEL, "parameters", 0),
+    (training_cost, BASE_MODEL, "parameters", 1.1e15),
+    (training_cost, BASE_MODEL, "tokens", -1e12),
+    (training_cost, BASE_MODEL, "tokens", 1.1e18),
+    (training_cost, BASE_MODEL, "peak_tflops_per_gpu", 0),
+    (training_cost, BASE_MODEL, "peak_tflops_per_gpu", 1.1e6),
+    (training_cost, BASE_MODEL, "mfu", 0),
+    (training_cost, BASE_MODEL, "mfu", 1.01),
+    (training_cost, BASE_MODEL, "mfu", 40),
+    (training_cost, {**BASE_MODEL, "gpus": 8}, "gpus", 0.5),
+    (serving_cost, BASE_SERVE, "tokens_per_second", 0),
+    (serving_cost, BASE_SERVE, "tokens_per_second", math.inf),
+    (serving_cost, BASE_SERVE, "utilization", 0),
+    (serving_cost, BASE_SERVE, "utilization", 1.5),
+    (serving_cost, BASE_SERVE, "utilization", 50),
+    (serving_cost, BASE_SERVE, "gpus", 0),
+    (serving_cost, BASE_SERVE, "monthly_tokens", -1),
+    (serving_cost, BASE_SERVE, "price_per_gpu_hour", -2),
+])
+def test_validation_errors_name_the_input(fn, base, name, bad):
+    with pytest.raises(CalculatorError) as info:
+        fn(**{**base, name: bad})
+    message = str(info.value)
+    assert message.startswith(name), message
+    assert "got" in message
+    assert info.value.input == name
+    # validate_input agrees with the calculator (the parser uses it to report early).
+    with pytest.raises(CalculatorError):
+        validate_input(name, bad)
+
+
+def test_gpus_message_matches_brief():
+    with pytest.raises(CalculatorError, match=r"^gpus must be a positive whole number \(got 0\)$"):
+        gpu_hour_cost(0, 7, 100)
+
+
+def test_accepts_boundaries():
+    assert gpu_hour_cost(10_000_000, 100_000, 876_000).total_cost == 10_000_000 * 100_000 * 876_000
+    assert gpu_hour_cost(256.0, 7, 100).gpus == 256  # whole float is a whole number
+    assert training_cost(**BASE_MODEL, slowdown_pct=1000).multiplier == 11
+    assert serving_cost(2, 1000, utilization=1).utilization == 1
+
+
+def test_overflowing_combination_is_reported():
+    with pytest.raises(CalculatorError, match="too large") as info:
+        training_cost(parameters=1e15, tokens=1e18, peak_tflops_per_gpu=1e-300, mfu=1e-10)
+    assert info.value.input == "parameters"
+
+
+Q = {"name": "A", "price_per_gpu_hour": 1.0, "hours": 1.0}
+
+
+@pytest.mark.parametrize(("gpus", "quotes", "needle", "path"), [
+    (8, [Q], "quotes must have from 2 to 10", "quotes"),
+    (8, [{**Q, "name": f"Q{i}"} for i in range(11)], "quotes must have from 2 to 10", "quotes"),
+    (8, [Q, {**Q, "name": "a"}], "name of quote 2 must be unique", "quotes.1.name"),
+    (8, [Q, {**Q, "name": " "}], "name of quote 2", "quotes.1.name"),
+    (8, [Q, {**Q, "name": "B", "price_per_gpu_hour": -1}], "price_per_gpu_hour for quote 'B'",
+     "quotes.1.price_per_gpu_hour"),
+    (8, [Q, {**Q, "name": "B", "hours": 0}], "hours for quote 'B'", "quotes.1.hours"),
+    (8, [Q, {**Q, "name": "B", "gpus": 1.5}], "gpus for quote 'B'", "quotes.1.gpus"),
+    (0, [Q, {**Q, "name": "B"}], "gpus must be a positive whole number", "gpus"),
+    (8, "AB", "quotes must be a list", "quotes"),
+])
+def test_compare_validation(gpus, quotes, needle, path):
+    with pytest.raises(CalculatorError, match=needle) as info:
+        compare_cluster_quotes(gpus, quotes)
+    assert info.value.input == path
+
+
+def test_compare_needs_gpus_somewhere():
+    with pytest.raises(MissingInput) as info:
+        compare_cluster_quotes(None, [Q, {**Q, "name": "B"}])
+    assert info.value.names == ["gpus"]
+
+
+# --- properties ---------------------------------------------------------------------------
+
+gpus_st = st.integers(min_value=1, max_value=100_000)
+price_st = st.floats(min_value=0.01, max_value=1_000, allow_nan=False)
+hours_st = st.floats(min_value=0.01, max_value=10_000, allow_nan=False)
+factor_st = st.integers(min_value=2, max_value=50)
+
+
+@given(gpus_st, price_st, hours_st, factor_st)
+def test_gpu_hour_cost_linear_in_gpus(g, p, h, k):
+    assume(g * k <= 10_000_000)
+    assert gpu_hour_cost(g * k, p, h).total_cost == pytest.approx(
+        k * gpu_hour_cost(g, p, h).total_cost, rel=1e-12)
+
+
+@given(gpus_st, price_st, hours_st, st.floats(min_value=0.1, max_value=50))
+def test_gpu_hour_cost_linear_in_price(g, p, h, k):
+    assert gpu_hour_cost(g, p * k, h).total_cost == pytest.approx(
+        k * gpu_hour_cost(g, p, h).total_cost, rel=1e-12)
+
+
+@given(gpus_st, price_st, hours_st, st.floats(min_value=0.1, max_value=50))
+def test_gpu_hour_cost_linear_in_hours(g, p, h, k):
+    assert gpu_hour_cost(g, p, h * k).total_cost == pytest.approx(
+        k * gpu_hour_cost(g, p, h).total_cost, rel=1e-12)
+
+
+@given(gpus_st, price_st, hours_st)
+def test_gpu_hour_cost_matches_plain_arithmetic(g, p, h):
+    r = gpu_hour_cost(g, p, h)
+    assert r.total_cost == pytest.approx(g * p * h, rel=1e-12)
+    assert r.cost_per_hour * h == pytest.approx(r.total_cost, rel=1e-12)
+
+
+pct_st = st.floats(min_value=0, max_value=1000, allow_nan=False)
+
+
+@given(gpus_st, price_st, hours_st, pct_st, pct_st, pct_st)
+def test_training_cost_monotone_in_slowdown(g, p, h, s1, s2, overhead):
+    lo, hi = sorted((s1, s2))
+    a = training_cost(gpus=g, price_per_gpu_hour=p, hours=h, slowdown_pct=lo,
+                      overhead_pct=overhead)
+    b = training_cost(gpus=g, price_per_gpu_hour=p, hours=h, slowdown_pct=hi,
+                      overhead_pct=overhead)
+    assert a.cost_with_slowdown <= b.cost_with_slowdown
+    assert a.extra_cost >= -1e-6 * a.baseline_cost  # a slowdown never saves money
+    assert b.cost_with_slowdown >= b.baseline_cost
+
+
+tps_st = st.floats(min_value=1, max_value=1e6, allow_nan=False)
+util_st = st.floats(min_value=0.01, max_value=1, allow_nan=False)
+
+
+@given(price_st, tps_st, tps_st, util_st)
+def test_serving_cost_decreases_with_throughput(p, t1, t2, u):
+    lo, hi = sorted((t1, t2))
+    slow = serving_cost(p, lo, utilization=u).cost_per_million_tokens
+    fast = serving_cost(p, hi, utilization=u).cost_per_million_tokens
+    assert fast <= slow
+    if hi >= lo * 1.001:
+        assert fast < slow
+
+
+@given(price_st, tps_st, util_st, util_st)
+def test_serving_cost_decreases_with_utilization(p, t, u1, u2):
+    lo, hi = sorted((u1, u2))
+    busy = serving_cost(p, t, utilization=hi).cost_per_million_tokens
+    idle = serving_cost(p, t, utilization=lo).cost_per_million_tokens
+    assert busy <= idle
+    if hi >= lo * 1.001:
+        assert busy < idle
+
+
+quote_st = st.tuples(price_st, hours_st, st.one_of(st.none(), gpus_st))
+
+
+@given(gpus_st, st.lists(quote_st, min_size=2, max_size=10))
+def test_compare_picks_the_true_minimum(g, raw):
+    quotes = [{"name": f"q{i}", "price_per_gpu_hour": p, "hours": h, "gpus": qg}
+              for i, (p, h, qg) in enumerate(raw)]
+    totals = [(qg or g) * p * h for p, h, qg in raw]
+    r = compare_cluster_quotes(g, quotes)
+    by_name = {q.name: q.total_cost for q in r.quotes}
+    assert by_name[r.cheapest] == pytest.approx(min(totals), rel=1e-12)
+    assert by_name[r.dearest] == pytest.approx(max(totals), rel=1e-12)
+    assert r.difference == pytest.approx(max(totals) - min(totals), rel=1e-9, abs=1e-9)
+    assert all(q.more_than_cheapest >= 0 for q in r.quotes)
+    # The first of any tied cheapest quotes is named.
+    assert r.cheapest == f"q{min(range(len(raw)), key=lambda i: by_name[f'q{i}'])}"

@@ -1,0 +1,454 @@
+"""Wording -> typed inputs: every phrasing in the brief, follow-ups, and hostile text."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assistant import quantities
+from assistant.calculators import HOURS_PER_MONTH
+from assistant.quantities import CalcOutcome, CalcRequest, detect, run, scan
+
+# --- single wordings ----------------------------------------------------------------------
+
+WORDINGS = [
+    ("$7 per GPU-hour", "price", 7.0),
+    ("$7/GPU-hour", "price", 7.0),
+    ("$2.50/hr", "price", 2.5),
+    ("1.8 dollars an hour", "price", 1.8),
+    ("$3 an hour", "price", 3.0),
+    ("$7 per GPU per hour", "price", 7.0),
+    ("$2.49/GPU/hr", "price", 2.49),
+    ("1,024 GPUs", "gpus", 1024),
+    ("256 H100s", "gpus", 256),
+    ("256 gpus", "gpus", 256),
+    ("8x H100", "gpus", 8),
+    ("4 nodes of 8 GPUs", "gpus", 32),
+    ("for 100 hours", "hours", 100.0),
+    ("100 h", "hours", 100.0),
+    ("a 100-hour run", "hours", 100.0),
+    ("for 3 days", "hours", 72.0),
+    ("a week", "hours", 168.0),
+    ("2 weeks", "hours", 336.0),
+    ("for a month", "hours", HOURS_PER_MONTH),
+    ("for 90 minutes", "hours", 1.5),
+    ("30% longer", "slowdown_pct", 30.0),
+    ("30% slower", "slowdown_pct", 30.0),
+    ("a 30% slowdown", "slowdown_pct", 30.0),
+    ("a 30% network slowdown", "slowdown_pct", 30.0),
+    ("a network slowdown of 30%", "slowdown_pct", 30.0),
+    ("runs 1.3x as long", "slowdown_pct", 30.0),
+    ("takes 1.3 times as long", "slowdown_pct", 30.0),
+    ("5% overhead", "overhead_pct", 5.0),
+    ("7B", "parameters", 7e9),
+    ("a 7B model", "parameters", 7e9),
+    ("70 billion parameters", "parameters", 7e10),
+    ("70B params", "parameters", 7e10),
+    ("1T tokens", "tokens", 1e12),
+    ("2 trillion tokens", "tokens", 2e12),
+    ("15T tokens", "tokens", 1.5e13),
+    ("989 TFLOPS", "peak_tflops_per_gpu", 989.0),
+    ("1 PFLOPS", "peak_tflops_per_gpu", 1000.0),
+    ("40% MFU", "mfu", 0.4),
+    ("MFU of 0.4", "mfu", 0.4),
+    ("MFU of 40%", "mfu", 0.4),
+    ("2,500 tokens/s", "tokens_per_second", 2500.0),
+    ("2500 tokens per second", "tokens_per_second", 2500.0),
+    ("2.5k tok/s", "tokens_per_second", 2500.0),
+    ("at 40% utilization", "utilization", 0.4),
+    ("utilization of 50%", "utilization", 0.5),
+    ("10 billion tokens a month", "monthly_tokens", 1e10),
+    ("1B tokens per month", "monthly_tokens", 1e9),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), WORDINGS)
+def test_each_wording_parses_alone(text, kind, value):
+    found = scan(text)
+    assert [(q.kind, q.value) for q in found] == [(kind, value)]
+    if kind == "gpus":
+        assert isinstance(found[0].value, int)
+
+
+def test_b_is_parameters_and_t_is_tokens_in_one_sentence():
+    found = {q.kind: q.value for q in scan("a 7B model trained on 15T tokens")}
+    assert found == {"parameters": 7e9, "tokens": 1.5e13}
+    found = {q.kind: q.value for q in scan("70 billion parameters on 2 trillion tokens")}
+    assert found == {"parameters": 7e10, "tokens": 2e12}
+
+
+def test_rates_are_not_durations():
+    # "an hour" belongs to the price, "a month" to the traffic: neither is a job length.
+    assert [q.kind for q in scan("$3 an hour")] == ["price"]
+    assert [q.kind for q in scan("10 billion tokens a month")] == ["monthly_tokens"]
+    assert [q.kind for q in scan("25,600 GPU-hours")] == ["gpu_hours"]
+
+
+def test_daily_traffic_becomes_monthly():
+    [q] = scan("1B tokens a day")
+    assert q.kind == "monthly_tokens"
+    assert q.value == pytest.approx(1e9 * HOURS_PER_MONTH / 24)
+
+
+def test_model_names_are_not_numbers():
+    assert scan("H100 vs A100 vs B200") == []
+    assert scan("Llama-3-8B") == []
+
+
+# --- whole questions ----------------------------------------------------------------------
+
+QUESTIONS = [
+    ("How much does it cost to run 256 H100s for 100 hours at $7 per GPU-hour?",
+     "gpu_hour_cost", {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100.0}),
+    ("What would 1,024 GPUs cost for a week at $2.50/hr?",
+     "gpu_hour_cost", {"gpus": 1024, "price_per_gpu_hour": 2.5, "hours": 168.0}),
+    ("Cost of 256 gpus for 3 days at 1.8 dollars an hour",
+     "gpu_hour_cost", {"gpus": 256, "price_per_gpu_hour": 1.8, "hours": 72.0}),
+    ("how much: 64 nodes with 8 H100s each for 2 weeks at $2.49/GPU-hour",
+     "gpu_hour_cost", {"gpus": 512, "price_per_gpu_hour": 2.49, "hours": 336.0}),
+    ("How much does a 30% slowdown cost on 256 GPUs for 100 hours at $7/GPU-hour?",
+     "training_cost", {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100.0,
+                       "slowdown_pct": 30.0}),
+    ("If the job runs 1.3x as long, what does it cost? 256 GPUs, 100 h, $7/GPU-hour",
+     "training_cost", {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100.0,
+                       "slowdown_pct": 30.0}),
+    ("Estimate the cost with 5% overhead: 256 gpus for 100 hours at $7 per GPU-hour",
+     "training_cost", {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100.0,
+                       "overhead_pct": 5.0}),
+    ("How many GPU-hours to train a 7B model on 1T tokens at 989 TFLOPS and 40% MFU?",
+     "training_cost", {"parameters": 7e9, "tokens": 1e12, "peak_tflops_per_gpu": 989.0,
+                       "mfu": 0.4}),
+    ("How long to train 70 billion parameters on 15T tokens at 1 PFLOPS with MFU of 0.4 on "
+     "1,024 GPUs?",
+     "training_cost", {"parameters": 7e10, "tokens": 1.5e13, "peak_tflops_per_gpu": 1000.0,
+                       "mfu": 0.4, "gpus": 1024}),
+    ("What is the cost per million tokens at $2/hr and 1,000 tokens/s?",
+     "serving_cost", {"price_per_gpu_hour": 2.0, "tokens_per_second": 1000.0}),
+    ("Serving cost at 2.5k tok/s on 8 GPUs at $2.49/GPU-hour, at 40% utilization, for "
+     "10 billion tokens a month?",
+     "serving_cost", {"price_per_gpu_hour": 2.49, "tokens_per_second": 2500.0,
+                      "utilization": 0.4, "gpus": 8, "monthly_tokens": 1e10}),
+    ("inference cost for 1B tokens per month at 2500 tokens per second and $3 an hour",
+     "serving_cost", {"price_per_gpu_hour": 3.0, "tokens_per_second": 2500.0,
+                      "monthly_tokens": 1e9}),
+]
+
+
+@pytest.mark.parametrize(("question", "tool", "args"), QUESTIONS)
+def test_questions_pick_tool_and_args(question, tool, args):
+    req = detect(question)
+    assert req is not None
+    assert req.tool == tool
+    assert req.args == args
+    assert req.missing == []
+    outcome = run(req)
+    assert outcome.error is None and outcome.result is not None
+
+
+def test_brief_totals_through_the_parser():
+    r = run(detect("How much does it cost to run 256 H100s for 100 hours at $7 per GPU-hour?"))
+    assert r.result.total_cost == 179_200
+    r = run(detect("What does a 30% slowdown cost on 256 GPUs for 100 h at $7/GPU-hour?"))
+    assert round(r.result.cost_with_slowdown, 2) == 232_960
+    assert round(r.result.extra_cost, 2) == 53_760
+    r = run(detect("What is the cost per million tokens at $2/hr and 1,000 tokens/s?"))
+    assert r.result.formula.endswith("= $0.56 per million tokens")
+
+
+def test_month_is_a_documented_constant():
+    req = detect("What do 8 GPUs cost for a month at $2/GPU-hour?")
+    assert req.args["hours"] == 730
+    assert any("730 hours" in note for note in req.notes)
+
+
+NOT_CALCULATIONS = [
+    "what is InfiniBand?",
+    "is InfiniBand expensive?",
+    "What is a GPU-hour?",
+    "What is MFU? Is 40% MFU good?",
+    "How much memory does a 70B model need?",
+    "Why is 400 Gb/s InfiniBand expensive?",
+    "What's the difference between H100 and A100 pricing?",
+    "Explain NVLink",
+    "",
+]
+
+
+@pytest.mark.parametrize("question", NOT_CALCULATIONS)
+def test_definitions_are_not_calculations(question):
+    assert detect(question) is None
+
+
+# --- quotes -------------------------------------------------------------------------------
+
+def test_compare_named_clusters():
+    req = detect("compare cluster A at $6.50 for 130 hours with cluster B at $7 for 100 hours "
+                 "on 256 GPUs")
+    assert req.tool == "compare_cluster_quotes"
+    assert req.args == {"gpus": 256, "quotes": [
+        {"name": "A", "price_per_gpu_hour": 6.5, "hours": 130.0},
+        {"name": "B", "price_per_gpu_hour": 7.0, "hours": 100.0},
+    ]}
+    result = run(req).result
+    assert (result.cheapest, result.difference) == ("B", 37_120)
+
+
+def test_compare_providers_with_vs():
+    req = detect("provider X: $2.10/GPU-hour for 2 weeks vs provider Y: $1.80/GPU-hour for "
+                 "3 weeks, 64 GPUs")
+    assert req.args == {"gpus": 64, "quotes": [
+        {"name": "X", "price_per_gpu_hour": 2.1, "hours": 336.0},
+        {"name": "Y", "price_per_gpu_hour": 1.8, "hours": 504.0},
+    ]}
+
+
+def test_compare_unnamed_quotes_and_hours_before_price():
+    req = detect("Which is cheaper on 256 GPUs: for 130 hours at $6.50 or for 100 hours at $7?")
+    assert req.tool == "compare_cluster_quotes"
+    assert [(q["name"], q["price_per_gpu_hour"], q["hours"]) for q in req.args["quotes"]] == [
+        ("Quote 1", 6.5, 130.0), ("Quote 2", 7.0, 100.0)]
+
+
+def test_compare_bare_amounts_with_vs_and_per_quote_gpus():
+    req = detect("$6.50 for 130 hours vs $7 for 100 hours on 256 GPUs")
+    assert [q["name"] for q in req.args["quotes"]] == ["Quote 1", "Quote 2"]
+    req = detect("option 1: 128 GPUs at $2/GPU-hour for 10 days; option 2: 256 GPUs at "
+                 "$2.20/GPU-hour for 5 days")
+    assert req.args == {"quotes": [
+        {"name": "Option 1", "price_per_gpu_hour": 2.0, "hours": 240.0, "gpus": 128},
+        {"name": "Option 2", "price_per_gpu_hour": 2.2, "hours": 120.0, "gpus": 256},
+    ]}
+    assert run(req).result.cheapest == "Option 1"
+
+
+def test_compare_capitalised_provider_names():
+    req = detect("Compare CoreWeave at $6.50 for 130 hours with Lambda at $7 for 100 hours on "
+                 "256 GPUs")
+    assert [q["name"] for q in req.args["quotes"]] == ["CoreWeave", "Lambda"]
+
+
+def test_compare_missing_hours_is_asked():
+    req = detect("compare cluster A at $6.50 with cluster B at $7 on 256 GPUs")
+    assert req.tool == "compare_cluster_quotes"
+    assert req.missing == ["hours"]
+    assert req.question_for_missing() == "How many hours will the job run?"
+
+
+# --- follow-ups ---------------------------------------------------------------------------
+
+BASE = "How much does it cost to run 256 H100s for 100 hours at $7 per GPU-hour?"
+
+
+@pytest.mark.parametrize(("follow_up", "changed"), [
+    ("and what if it took 130 hours instead?", {"hours": 130.0}),
+    ("with 512 GPUs?", {"gpus": 512}),
+    ("what about $5 per GPU-hour?", {"price_per_gpu_hour": 5.0}),
+    ("what if it ran 130 hours instead of 100 hours?", {"hours": 130.0}),
+])
+def test_follow_up_changes_one_input(follow_up, changed):
+    previous = detect(BASE)
+    req = detect(follow_up, previous)
+    assert req is not None
+    assert req.tool == "gpu_hour_cost"
+    assert req.args == {**previous.args, **changed}
+    assert req.missing == []
+
+
+def test_follow_up_chain_carries_everything():
+    req = detect(BASE)
+    for text in ("and what if it took 130 hours instead?", "with 512 GPUs?",
+                 "what about $5 per GPU-hour?"):
+        req = detect(text, req)
+    assert req.args == {"gpus": 512, "price_per_gpu_hour": 5.0, "hours": 130.0}
+    assert run(req).result.total_cost == 512 * 5 * 130
+
+
+def test_follow_up_adds_slowdown_and_switches_to_training():
+    req = detect("and with a 30% slowdown?", detect(BASE))
+    assert req.tool == "training_cost"
+    assert req.args == {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100.0,
+                        "slowdown_pct": 30.0}
+
+
+def test_follow_up_on_serving_utilization():
+    previous = detect("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
+    req = detect("and at 50% utilization?", previous)
+    assert req.tool == "serving_cost"
+    assert req.args == {"price_per_gpu_hour": 2.0, "tokens_per_second": 1000.0,
+                        "utilization": 0.5}
+    assert round(run(req).result.cost_per_million_tokens, 2) == 1.11
+
+
+def test_follow_up_on_compare_changes_gpus():
+    previous = detect("compare cluster A at $6.50 for 130 hours with cluster B at $7 for 100 "
+                      "hours on 256 GPUs")
+    req = detect("with 512 GPUs?", previous)
+    assert req.tool == "compare_cluster_quotes"
+    assert req.args["gpus"] == 512 and req.args["quotes"] == previous.args["quotes"]
+
+
+def test_follow_up_on_model_size_adds_gpus_and_price():
+    previous = detect("How many GPU-hours to train a 7B model on 1T tokens at 989 TFLOPS and "
+                      "40% MFU?")
+    req = detect("on 256 GPUs at $2.50/hr?", previous)
+    assert req.tool == "training_cost"
+    assert req.args["gpus"] == 256 and req.args["price_per_gpu_hour"] == 2.5
+    assert round(run(req).result.baseline_cost, 2) == 73_727.67
+
+
+def test_unrelated_question_after_a_calculation_is_not_a_follow_up():
+    previous = detect(BASE)
+    assert detect("What is InfiniBand?", previous) is None
+    assert detect("Is 40% MFU good?", previous) is None
+
+
+def test_complete_new_question_does_not_inherit():
+    previous = detect("and with a 30% slowdown?", detect(BASE))
+    req = detect("What do 8 GPUs cost for 10 hours at $2/GPU-hour?", previous)
+    assert req.tool == "gpu_hour_cost"
+    assert req.args == {"gpus": 8, "price_per_gpu_hour": 2.0, "hours": 10.0}
+
+
+def test_bare_answer_fills_the_missing_input():
+    req = detect("What do GPUs cost for 10 hours?")
+    assert req.missing == ["gpus", "price_per_gpu_hour"]
+    req = detect("256", req)
+    assert req.args == {"hours": 10.0, "gpus": 256} and req.missing == ["price_per_gpu_hour"]
+    req = detect("$3", req)
+    assert req.missing == [] and run(req).result.total_cost == 7_680
+
+
+# --- missing inputs and questions ---------------------------------------------------------
+
+@pytest.mark.parametrize(("question", "missing", "ask"), [
+    ("How much do 256 GPUs cost for 100 hours?", ["price_per_gpu_hour"],
+     "What price per GPU-hour should I use?"),
+    ("What does it cost at $7 per GPU-hour for 100 hours?", ["gpus"], "How many GPUs?"),
+    ("What do 256 GPUs cost at $7/GPU-hour?", ["hours"], "How many hours will the job run?"),
+    ("What's the cost per million tokens at $2/hr?", ["tokens_per_second"],
+     "What throughput in tokens per second?"),
+    ("How much would a 30% slowdown cost?", ["gpus", "price_per_gpu_hour", "hours"],
+     "How many GPUs?"),
+    ("How many GPU-hours to train a 7B model on 1T tokens?", ["peak_tflops_per_gpu", "mfu"],
+     "What peak TFLOPS per GPU should I use (e.g. 989 TFLOPS for an H100 at BF16)?"),
+    ("What does the network slowdown cost for 256 GPUs over 100 hours at $7/GPU-hour?",
+     ["slowdown_pct"], "How much longer does the job run, e.g. 30% longer?"),
+])
+def test_missing_inputs_are_asked_for(question, missing, ask):
+    req = detect(question)
+    assert req.missing == missing
+    assert req.question_for_missing() == ask
+    outcome = run(req)
+    assert outcome.result is None and outcome.error is None
+    assert outcome.missing == missing and outcome.question == ask
+
+
+def test_nothing_missing_means_no_question():
+    assert detect(BASE).question_for_missing() is None
+
+
+# --- hostile amounts ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "How much for __import__('os') GPUs for 10 hours at $2/GPU-hour?",
+    "cost of 9**9**9 GPUs for 10 h at $2/hr",
+    "How much for 256 GPUs for 10 hours at NaN dollars an hour?",
+    "What do 256 GPUs cost for 10 hours at $inf per GPU-hour?",
+])
+def test_unreadable_amounts_are_asked_for(question):
+    req = detect(question)
+    assert req is not None and req.missing
+    outcome = run(req)
+    assert outcome.result is None
+
+
+@pytest.mark.parametrize(("question", "name", "value"), [
+    ("what does 1e309 GPUs cost for 1 h at $2/hr", "gpus", math.inf),
+    ("How much do -5 GPUs cost for 10 hours at $2/GPU-hour?", "gpus", -5),
+    ("How much do 0 GPUs cost for 10 hours at $2/GPU-hour?", "gpus", 0),
+    ("How much do 2.5 GPUs cost for 10 hours at $2/GPU-hour?", "gpus", 2.5),
+    ("How much do 8 GPUs cost for -10 hours at $2/GPU-hour?", "hours", -10.0),
+    ("How much do 8 GPUs cost for 10 hours at -$2/GPU-hour?", "price_per_gpu_hour", -2.0),
+    ("How much do 8 GPUs cost for 10 hours at $-2/GPU-hour?", "price_per_gpu_hour", -2.0),
+    ("How much do 20,000,000 GPUs cost for 10 hours at $2/GPU-hour?", "gpus", 20_000_000),
+    ("What does training cost at 150% MFU for 7B on 1T tokens at 989 TFLOPS?", "mfu", 1.5),
+])
+def test_bad_amounts_parse_and_are_rejected_by_name(question, name, value):
+    req = detect(question)
+    assert req.args[name] == value
+    outcome = run(req)
+    assert outcome.result is None
+    assert outcome.error is not None and outcome.error.startswith(name)
+    json.dumps(outcome.to_dict(), allow_nan=False)  # inf is reported as text, not Infinity
+
+
+def test_bad_amount_reported_before_asking_for_the_rest():
+    outcome = run(detect("What do 0 GPUs cost?"))
+    assert outcome.error == "gpus must be a positive whole number (got 0)"
+    assert outcome.missing == ["price_per_gpu_hour", "hours"]
+
+
+def test_minus_sign_is_kept():
+    assert [q.value for q in scan("-5 GPUs")] == [-5]
+    assert [q.value for q in scan("−5 GPUs")] == [-5]  # U+2212 minus sign
+    assert [q.value for q in scan("3-5 GPUs")] == []  # a range is not a negative
+
+
+def test_run_reports_unknown_tool_and_args():
+    assert "tool must be one of" in run(CalcRequest("rm -rf", {})).error
+    assert "does not take" in run(CalcRequest("gpu_hour_cost", {"shell": 1})).error
+
+
+def test_outcome_to_dict_is_json():
+    outcome = run(detect(BASE))
+    assert isinstance(outcome, CalcOutcome)
+    d = json.loads(json.dumps(outcome.to_dict(), allow_nan=False))
+    assert d["tool"] == "gpu_hour_cost" and d["result"]["total_cost"] == 179_200
+    assert d["error"] is None and d["missing"] == [] and d["question"] is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_detect_never_raises_on_any_text(text):
+    req = detect(text)
+    if req is not None:
+        run(req).to_dict()
+        detect(text, req)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([
+    "$", "-", "7", "1e309", "9**9", ",", ".", "%", " ", "GPUs", "gpu-hour", "per", "hours",
+    "h", "B", "T", "tokens", "/s", "a month", "MFU", "x", "×", "cluster A", "vs", "at",
+    "nan", "inf", "cost", "__import__('os')", "(", ")", "1,024", "0.", "e", "week",
+]), max_size=40).map("".join))
+def test_detect_never_raises_on_near_miss_text(text):
+    req = detect(text)
+    if req is not None:
+        json.dumps(run(req).to_dict(), allow_nan=False)
+
+
+def test_long_input_is_cut_and_fast():
+    text = "1" * 100_000 + " GPUs " + "$7 per GPU-hour " * 2000
+    assert detect(text) is None or isinstance(detect(text), CalcRequest)
+    assert len(quantities._normalize(text)[0]) <= quantities.MAX_CHARS
+
+
+def test_eval_and_exec_are_never_called(monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("eval/exec must not be used")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    for text in ["How much does 9**9**9 GPUs cost for __import__('os').system('x') hours at "
+                 "$eval('1') per GPU-hour?", BASE, "compare cluster A at $1 for 2 h with "
+                 "cluster B at $2 for 1 h on 8 GPUs"]:
+        req = detect(text)
+        if req is not None:
+            run(req)
+    assert run(detect(BASE)).result.total_cost == 179_200

@@ -1,0 +1,204 @@
+"""The question/feedback log: WAL, round trips, privacy, gaps, CSV, threads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+import threading
+
+import pytest
+
+from assistant.answer import Answer, Citation, ToolCall
+from assistant.store import (
+    SALT_FILE,
+    FeedbackRow,
+    Gap,
+    QuestionRow,
+    Store,
+    TermCount,
+    group_gaps,
+    normalise,
+    rows_to_csv,
+)
+
+
+def _answer(text="NVLink links GPUs. [1]", *, kind="answer", confidence=0.8, subject="nvlink",
+            refused=False) -> Answer:
+    cites = [Citation(1, subject or "nvlink", "NVLink", "/glossary/nvlink#definition",
+                      "Definition")] if not refused else []
+    return Answer(text=text, citations=cites, kind=kind, confidence=confidence,
+                  subject=subject, refused=refused, timings_ms={"total": 12.5, "retrieve": 3.0},
+                  tool_calls=[ToolCall("gpu_hour_cost", {"gpus": 8}, {"cost": 16.0})])
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "data" / "log.sqlite3")
+    yield s
+    s.close()
+
+
+def test_creating_a_store_touches_no_file(tmp_path):
+    Store(tmp_path / "nowhere" / "log.sqlite3")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_wal_mode_is_on(store):
+    store.log("what is nvlink?", _answer())
+    assert store.journal_mode() == "wal"
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_log_and_feedback_round_trip(store):
+    qid = store.log("what is nvlink?", _answer(), session="s1", ip="203.0.113.9", page="nvlink")
+    assert isinstance(qid, int)
+    [row] = store.recent()
+    assert isinstance(row, QuestionRow)
+    assert (row.id, row.question, row.kind, row.subject, row.page) == (
+        qid, "what is nvlink?", "answer", "nvlink", "nvlink")
+    assert row.answer == "NVLink links GPUs. [1]"
+    assert row.cited == "NVLink" and row.total_ms == 12.5 and row.rating == 0
+
+    assert store.feedback(qid, -1, "too short")
+    [fb] = store.feedback_rows()
+    assert isinstance(fb, FeedbackRow)
+    assert (fb.question_id, fb.rating, fb.comment, fb.question) == (
+        qid, -1, "too short", "what is nvlink?")
+    # A later thumb replaces the rating; a missing comment keeps the one given.
+    assert store.feedback(qid, 1)
+    [fb] = store.feedback_rows()
+    assert (fb.rating, fb.comment) == (1, "too short")
+    assert store.recent()[0].rating == 1
+    store.clear_feedback(qid)
+    assert store.feedback_rows() == []
+
+
+def test_feedback_for_an_unknown_question_is_not_stored(store):
+    store.log("q", _answer())
+    assert store.feedback(999, 1) is False
+    with pytest.raises(ValueError):
+        store.feedback(1, 5)
+
+
+def test_ip_is_never_stored_only_a_salted_hash(store, tmp_path):
+    ip = "198.51.100.23"
+    store.log("what is nvlink?", _answer(), ip=ip)
+    store.log("what is roce?", _answer(), ip=ip)
+    store.close()
+    raw = b"".join(p.read_bytes() for p in store.path.parent.glob("log.sqlite3*"))
+    assert ip.encode() not in raw
+    with sqlite3.connect(store.path) as conn:
+        hashes = [r[0] for r in conn.execute("SELECT ip_hash FROM questions")]
+    assert len(set(hashes)) == 1 and hashes[0] and ip not in hashes[0]
+    salt = (store.path.parent / SALT_FILE).read_text()
+    assert len(salt) >= 32
+    # Another data dir has another salt, so its hashes cannot be joined with these.
+    other = Store(tmp_path / "other" / "log.sqlite3")
+    assert other.hash_ip(ip) != hashes[0]
+    assert Store(store.path).hash_ip(ip) == hashes[0]  # same dir: same salt, same hash
+    assert store.hash_ip("") == ""
+
+
+def test_gaps_group_similar_wording_most_frequent_first(store):
+    refusal = _answer("That is outside what I cover.", kind="refusal", refused=True,
+                      confidence=0.1, subject=None)
+    for q in ["How do I configure SR-IOV?", "how do i configure sr-iov", "configure SR-IOV how?"]:
+        store.log(q, refusal)
+    store.log("What is the price of an H100?", refusal)
+    store.log("what is nvlink", _answer(confidence=0.3))  # low confidence counts
+    store.log("gpu hours for 8 gpus?", _answer(kind="clarify", confidence=1.0))  # so does clarify
+    store.log("what is infiniband?", _answer(confidence=0.9))  # a good answer does not
+    store.log("", Answer(text="Please type a question", kind="message"))  # nor an empty one
+
+    gaps = store.gaps()
+    assert all(isinstance(g, Gap) for g in gaps)
+    assert gaps[0].count == 3 and "sr-iov" in gaps[0].question.lower()
+    assert gaps[0].question == "configure SR-IOV how?"  # the latest wording leads
+    assert set(gaps[0].examples) == {"How do I configure SR-IOV?", "how do i configure sr-iov"}
+    questions = {g.question for g in gaps}
+    assert {"What is the price of an H100?", "what is nvlink", "gpu hours for 8 gpus?"} <= questions
+    assert "what is infiniband?" not in questions and "" not in questions
+    assert sum(g.count for g in gaps) == 6
+
+
+def test_group_gaps_is_a_pure_function():
+    rows = [("is nvlink faster than pcie", "refusal", 0.1, "t3"),
+            ("Is NVLink faster than PCIe?", "refusal", 0.2, "t2"),
+            ("what about the weather", "refusal", 0.0, "t1")]
+    gaps = group_gaps(rows)
+    assert [g.count for g in gaps] == [2, 1]
+    assert gaps[0].confidence == 0.2 and gaps[0].last_asked == "t3"
+    assert normalise("  What's  NVLink?! ") == "what s nvlink"
+
+
+def test_top_terms_counts_subjects_and_ratings(store):
+    a = store.log("what is nvlink", _answer())
+    b = store.log("nvlink speed", _answer())
+    store.log("what is roce", _answer(subject="roce"))
+    store.feedback(a, 1)
+    store.feedback(b, -1)
+    terms = store.top_terms()
+    assert all(isinstance(t, TermCount) for t in terms)
+    assert [(t.subject, t.asks, t.likes, t.dislikes) for t in terms] == [
+        ("nvlink", 2, 1, 1), ("roce", 1, 0, 0)]
+
+
+def test_csv_export_of_each_view(store, tmp_path):
+    qid = store.log("=HYPERLINK(\"http://evil\")", _answer(kind="refusal", refused=True,
+                                                            confidence=0.0, subject=None))
+    store.log("what is nvlink", _answer())
+    store.feedback(qid, -1, "useless, \"really\"\nsecond line")
+    for view in ("recent", "gaps", "feedback", "terms"):
+        path = store.export_csv(view, tmp_path / f"{view}.csv")
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+        assert rows, view
+    recent = list(csv.DictReader(open(tmp_path / "recent.csv", encoding="utf-8")))
+    assert {"id", "question", "answer", "cited", "total_ms", "confidence"} <= set(recent[0])
+    # A formula typed by a visitor is not a formula in the spreadsheet.
+    assert any(r["question"].startswith("'=HYPERLINK") for r in recent)
+    feedback = list(csv.DictReader(open(tmp_path / "feedback.csv", encoding="utf-8")))
+    assert feedback[0]["comment"] == "useless, \"really\"\nsecond line"
+    assert feedback[0]["rating"] == "-1"
+    with pytest.raises(ValueError):
+        store.export_csv("passwords", tmp_path / "x.csv")
+
+
+def test_csv_of_no_rows_still_has_a_header():
+    assert rows_to_csv([], Gap).splitlines()[0].startswith("question,count")
+    assert rows_to_csv([]) == ""
+
+
+def test_concurrent_writes_from_threads(store):
+    errors: list[BaseException] = []
+    ids: list[int] = []
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(25):
+                qid = store.log(f"question {n}-{i}", _answer(), session=f"s{n}", ip=f"10.0.0.{n}")
+                assert qid is not None
+                assert store.feedback(qid, 1 if i % 2 else -1, f"comment {n}-{i}")
+                with lock:
+                    ids.append(qid)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(set(ids)) == 200 and store.count() == 200
+    assert len(store.feedback_rows(limit=1000)) == 200
+
+
+def test_logging_never_raises(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    broken = Store(blocker / "log.sqlite3")  # its folder cannot be created
+    assert broken.log("what is nvlink?", _answer()) is None
+    assert broken.feedback(1, 1) is False
