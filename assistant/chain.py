@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 
 _PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
                       re.I)
-_DEFINE = re.compile(r"\b(what\s+(is|are|'s)|what's|whats|explain|define|definition|meaning|"
-                     r"tell\s+me\s+about)\b", re.I)
+_DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
+                     r"(\s+(an?|the))?\s*$", re.I)
 
 
 @dataclass
@@ -179,29 +179,36 @@ class Assistant:
     def _resolve(self, turn: Turn) -> tuple[str | None, list[str]]:
         """Work out what the question is about: its own terms, the history's, or the page's."""
         q = turn.question
-        elliptic = bool(_PRONOUN.search(q)) or len(q.split()) <= 4
-        previous = None
-        if elliptic:
-            for message in reversed(turn.history):
-                terms = self._terms(message.content)
-                if terms and message.role == "user":
-                    previous = terms[0]
-                    break
-            if previous is None:
-                previous = next((t[0] for m in reversed(turn.history)
-                                 if (t := self._terms(m.content))), None)
-            if previous is None and turn.page:
-                previous = turn.page
+        pronoun = _PRONOUN.search(q)
+        elliptic = bool(pronoun) or len(q.split()) <= 4
+        previous = self._previous_subject(turn)
         glossary = [t for t in turn.terms if self.corpus.pages[t].kind == "glossary"]
         compare: list[str] = []
         if wants_comparison(q):
             candidates = list(glossary)
-            if len(candidates) == 1 and previous and previous not in candidates:
+            if len(candidates) == 1 and elliptic and previous and previous not in candidates:
                 candidates.insert(0, previous)
             if len(candidates) >= 2:
                 compare = candidates[:2]
-        subject = (glossary or turn.terms or [None])[0] or previous
-        return subject, compare
+        named = (glossary or turn.terms or [None])[0]
+        if named is None:
+            # "does it work between servers too?": the previous turn's term. A longer
+            # question with no term keeps the previous term only as a hint (see _retrieve).
+            return (previous if elliptic else None), compare
+        first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
+        if previous and previous not in turn.terms and pronoun and pronoun.start() < first_term:
+            # "does it work on RoCE too?" after SHARP: "it" is SHARP, RoCE is the setting.
+            return previous, compare
+        return named, compare
+
+    def _previous_subject(self, turn: Turn) -> str | None:
+        for message in reversed(turn.history):
+            if message.role == "user" and (terms := self._terms(message.content)):
+                return terms[0]
+        for message in reversed(turn.history):
+            if terms := self._terms(message.content):
+                return terms[0]
+        return turn.page
 
     def _calculate(self, turn: Turn) -> Turn:
         if turn.answer is not None:
@@ -220,9 +227,10 @@ class Assistant:
         answer = self._calculation_answer(request)
         turn.timings["calculate"] = (time.perf_counter() - t0) * 1000
         # "What is InfiniBand and what would 256 GPUs cost?": answer both parts.
-        concept = [t for t in turn.terms if self.corpus.pages[t].kind == "glossary"
-                   and t not in ("gpu-hour", "mfu")]
-        if concept and _DEFINE.search(turn.question):
+        concept = [m.slug for m in self.retriever.terms.find(turn.question)
+                   if self.corpus.pages[m.slug].kind == "glossary"
+                   and _DEFINE.search(turn.question[max(0, m.start - 30):m.start])]
+        if concept:
             definition = self._definition(concept[0])
             if definition is not None:
                 answer = _merge(definition, answer)
@@ -237,8 +245,15 @@ class Assistant:
             return turn
         subjects = tuple(s for s in [turn.subject, *turn.compare] if s)
         query = turn.question
-        if turn.subject and turn.subject not in turn.terms:
-            query = f"{turn.question} ({self.corpus.pages[turn.subject].title})"
+        hint = turn.subject
+        if hint is None and not turn.terms and turn.history:
+            # A follow-up with no term and no pronoun ("how do you make the bubble
+            # smaller"): search with the previous term as a hint; scope is still judged on
+            # how close the best passage is.
+            hint = self._previous_subject(turn)
+            subjects = (hint,) if hint else ()
+        if hint and hint not in turn.terms:
+            query = f"{turn.question} ({self.corpus.pages[hint].title})"
         k = max(self.settings.top_k, 5)
         turn.retrieval = self.retriever.retrieve(query, k=k, page=turn.page, subjects=subjects)
         turn.timings.update(turn.retrieval.timings_ms)

@@ -46,7 +46,7 @@ class Settings:
     retriever: str = _setting("hybrid", "ASSISTANT_RETRIEVER",
                               "Retrieval mode: hybrid (dense + BM25 + term match), dense or bm25.")
     top_k: int = _setting(5, "ASSISTANT_TOP_K", "Pages retrieved per question.")
-    min_relevance: float = _setting(0.42, "ASSISTANT_MIN_RELEVANCE",
+    min_relevance: float = _setting(0.36, "ASSISTANT_MIN_RELEVANCE",
                                     "Cosine similarity of the best passage below which a question "
                                     "without a glossary term counts as out of scope.")
     max_question_chars: int = _setting(1000, "ASSISTANT_MAX_QUESTION_CHARS",

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 RRF_K = 60
 DEPTH = 30  # candidates taken from each list before fusion
 EXACT_LIFT = 3.0 / RRF_K  # a named term outranks any fused score
-FUZZY_LIFT = 2.5 / RRF_K
+FUZZY_LIFT = 3.0 / RRF_K  # a typo names a term as surely as the spelling does
+SUBJECT_LIFT = 2.0 / RRF_K  # the term the conversation is about
 PAGE_LIFT = 1.5 / RRF_K  # the page the visitor is reading
-FUZZY_CUTOFF = 85
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
@@ -107,44 +107,74 @@ class TermMatcher:
         self.compacts = [{k.replace(" ", ""): v for k, v in t.items()} for t in self.tables]
         self.vocabulary = vocabulary
         self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
+        self._short_keys = [k for k in self.compacts[0] if len(k) == 4]
 
     def find(self, text: str) -> list[TermMatch]:
         """Return the terms named in the text, longest first where they overlap, in order."""
-        from rapidfuzz import fuzz, process
-
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
         taken: set[int] = set()
         found: list[TermMatch] = []
-        # Exact names first (longest first), glossary before lessons; typos only afterwards,
-        # on the words still free, so "is RoCEv2" never becomes a fuzzy match.
-        for table, compact_table in zip(self.tables, self.compacts, strict=True):
-            for size in (4, 3, 2, 1):
+
+        def exact(sizes: tuple[int, ...]) -> None:
+            for table, compact_table in zip(self.tables, self.compacts, strict=True):
+                for size in sizes:
+                    for i in range(len(tokens) - size + 1):
+                        span = range(i, i + size)
+                        if taken.intersection(span):
+                            continue
+                        words = [t for t, _ in tokens[i:i + size]]
+                        slug = table.get(" ".join(words)) or compact_table.get("".join(words))
+                        if slug is not None:
+                            taken.update(span)
+                            found.append(TermMatch(slug, " ".join(words), " ".join(words),
+                                                   True, tokens[i][1]))
+
+        def fuzzy(sizes: tuple[int, ...]) -> None:
+            for size in sizes:
                 for i in range(len(tokens) - size + 1):
                     span = range(i, i + size)
-                    if taken.intersection(span):
-                        continue
                     words = [t for t, _ in tokens[i:i + size]]
-                    slug = table.get(" ".join(words)) or compact_table.get("".join(words))
-                    if slug is not None:
+                    if taken.intersection(span) or any(w in _STOP for w in words) or (
+                            size == 1 and words[0] in self.vocabulary):
+                        continue
+                    key = self._typo_of("".join(words))
+                    if key is not None:
                         taken.update(span)
-                        found.append(TermMatch(slug, " ".join(words), " ".join(words), True,
-                                               tokens[i][1]))
-        for size in (2, 1):
-            for i in range(len(tokens) - size + 1):
-                span = range(i, i + size)
-                words = [t for t, _ in tokens[i:i + size]]
-                compact = "".join(words)
-                if taken.intersection(span) or len(compact) < 5 or any(
-                        w in _STOP for w in words) or (size == 1 and compact in self.vocabulary):
-                    continue
-                best = process.extractOne(compact, self._fuzzy_keys, scorer=fuzz.ratio,
-                                          score_cutoff=FUZZY_CUTOFF)
-                if best:
-                    taken.update(span)
-                    found.append(TermMatch(self.compacts[0][best[0]], " ".join(words),
-                                           best[0], False, tokens[i][1]))
+                        found.append(TermMatch(self.compacts[0][key], " ".join(words), key,
+                                               False, tokens[i][1]))
+
+        # Longer names first; a misspelt multi-word name ("bisecton bandwidth") is tried
+        # before the single words inside it ("bandwidth") can claim their own pages.
+        exact((4, 3, 2))
+        fuzzy((3, 2))
+        exact((1,))
+        fuzzy((1,))
         found.sort(key=lambda m: m.start)
         return found
+
+
+    def _typo_of(self, word: str) -> str | None:
+        """Return the glossary key a misspelt word stands for, if it is one edit away."""
+        from rapidfuzz.distance import DamerauLevenshtein
+
+        if len(word) < 4:
+            return None
+        if len(word) == 4:
+            # Four letters: only a swap of two letters ("rdam"), too many words are one
+            # substitution away from a four-letter term.
+            for key in self._short_keys:
+                if sorted(key) == sorted(word) and DamerauLevenshtein.distance(key, word) == 1:
+                    return key
+            return None
+        edits = 1 if len(word) < 9 else 2
+        best = None
+        for key in self._fuzzy_keys:
+            if abs(len(key) - len(word)) > edits:
+                continue
+            d = DamerauLevenshtein.distance(word, key, score_cutoff=edits)
+            if d <= edits and (best is None or d < best[1]):
+                best = (key, d)
+        return best[0] if best else None
 
 
 class Retriever:
@@ -253,7 +283,7 @@ class Retriever:
         for term in terms:
             lifts[term.slug] = max(lifts[term.slug], EXACT_LIFT if term.exact else FUZZY_LIFT)
         for slug in subjects:
-            lifts[slug] = max(lifts[slug], FUZZY_LIFT)
+            lifts[slug] = max(lifts[slug], SUBJECT_LIFT)
         if page and self.mode == "hybrid":
             lifts[page] += PAGE_LIFT
         # A lifted page that neither list found starts from the weakest candidate's score.

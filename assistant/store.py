@@ -192,21 +192,28 @@ class Store:
     # -- privacy ---------------------------------------------------------------------------
 
     def _salt_bytes(self) -> bytes:
-        if self._salt is None:
-            path = self.path.parent / SALT_FILE
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass  # another process or an earlier run made it
-            else:
-                with os.fdopen(fd, "w") as f:
-                    f.write(secrets.token_hex(32))
-            salt = path.read_text().strip()
-            if not salt:  # a half-written file from a crash: never hash with an empty salt
-                raise OSError(f"{path} is empty; delete it to make a new salt")
-            self._salt = salt.encode()
-        return self._salt
+        with self._lock:
+            if self._salt is None:
+                path = self.path.parent / SALT_FILE
+                if not path.exists():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    # Written aside, then linked into place: a reader in another thread or
+                    # process never sees a half-written salt, and the first writer wins.
+                    tmp = path.with_name(f"{SALT_FILE}.{secrets.token_hex(6)}.tmp")
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with os.fdopen(fd, "w") as f:
+                        f.write(secrets.token_hex(32))
+                    try:
+                        os.link(tmp, path)
+                    except FileExistsError:
+                        pass
+                    finally:
+                        tmp.unlink(missing_ok=True)
+                salt = path.read_text().strip()
+                if not salt:  # never hash with an empty salt
+                    raise OSError(f"{path} is empty; delete it to make a new salt")
+                self._salt = salt.encode()
+            return self._salt
 
     def hash_ip(self, ip: str | None) -> str:
         """Return the salted hash that stands for a visitor IP ("" for none)."""
