@@ -198,7 +198,9 @@ _GPU_OR_CARD = r"(?:gpu|h100|h200|h800|a100|a10g?|b200|gb200|l40s?|l4|mi300x?|mi
                r"card|chip|accelerator|device)s?"
 _HOUR = r"(?:hours?|hrs?|h)\b"
 _PCT = r"\s?(?:%|percent\b|per\s?cent\b|pct\b)"
-_CONNECT = r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~)){0,3}\s?"
+# "MFU of 40%", "MFU is only 30%", "MFU: 40%", "MFU=0.4". Bounded, so it stays linear.
+_CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|just|was|"
+            r"be|will|would|to)){0,3}\s?")
 
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{_BODY})(?P<s1>{_MONEY_SCALE})?"
@@ -211,7 +213,11 @@ _RATE_OTHER = (r"\s?(?:/|per|an?|each|every)\s?(?:1m|1k|million|thousand|m|k|mto
                r"requests?|queries|query|users?|seats?|tb|gb)\b")
 _PRICE_CONTEXT = re.compile(
     r"(?:\bat|@|\bprice[ds]?(?:\s(?:of|is|at))?|\brate(?:\s(?:of|is))?|\bcharges?|"
-    r"\bcharging|:|=)\s?(?:about|around|roughly|~|only|just)?\s?-?$", re.ASCII)
+    r"\bcharging|:|=|"
+    # "if a GPU-hour is $2", "a GPU hour costs $2", "GPU-hours go for $2"
+    r"\b(?:gpu|h100|h200|h800|a100|b200|gb200|card|chip|accelerator)s?[\s-]?(?:hours?|hrs?|h)"
+    r"\s(?:is|are|costs?|runs?|goes\sfor|go\sfor|will\sbe|would\sbe|is\spriced\sat))"
+    r"\s?(?:about|around|roughly|~|only|just)?\s?-?$", re.ASCII)
 
 _SUPERSEDED = re.compile(
     r"(?:instead\sof|rather\sthan|not|than|from|was|were)\s?(?:the\s|a\s|an\s)?$", re.ASCII)
@@ -399,8 +405,22 @@ _RULES: list[tuple[re.Pattern[str], Handler]] = [
     (_rx(rf"\butili[sz]ation{_CONNECT}{_num('n')}(?P<pc>{_PCT})?"),
      _fraction_handler("utilization")),
     (_rx(rf"{_num('n')}{_PCT}\s?(?:(?:network|communication|comms?|interconnect|straggler)\s)?"
-         r"(?:longer|slower|more\stime|extra\stime|slow-?downs?|increase\sin\s(?:run\s?)?time)"
-         r"\b"), _pct_handler("slowdown_pct")),
+         r"(?:longer|slower|slow-?downs?|increase\sin\s(?:run\s?)?time|"
+         r"(?:more|extra|additional)\s(?:run[\s-]?time|(?:(?:wall[\s-]?clock|training|run)"
+         r"[\s-]?)?(?:time|hours)))\b"), _pct_handler("slowdown_pct")),
+    # "comms stalls add 20% to the runtime", "adds 15% to the job"
+    (_rx(r"\b(?:adds?|adding|added|tacks?\son)\s(?:(?:another|an\sextra|a\sfurther|about|"
+         rf"around|roughly|~)\s)?{_num('n')}{_PCT}\s?(?:(?:more|extra)\s)?(?:onto|on\sto|to|on)\s"
+         r"(?:(?:the|its|our|my|your|each|every)\s)?(?:(?:total|overall|training|job|"
+         r"wall[\s-]?clock)\s)?(?:run[\s-]?times?|times?|hours|jobs?|runs?|duration|training|"
+         r"wall[\s-]?clock|schedule)\b"), _pct_handler("slowdown_pct")),
+    # "stretches the runtime by 20%", "the run time goes up by 20%"
+    (_rx(r"\b(?:(?:increases?|increasing|extends?|extending|stretch(?:es)?|stretching|"
+         r"inflates?|lengthens?|pushes|push)\s(?:(?:the|its|our|my|your)\s)?"
+         r"(?:(?:total|overall|training|job)\s)?(?:run[\s-]?times?|time|hours|job|run|duration|"
+         r"wall[\s-]?clock)(?:\sout)?|(?:run[\s-]?times?|time|hours|duration|wall[\s-]?clock)\s"
+         r"(?:goes\sup|go\sup|increases?|grows?|rises?|is\sup|jumps?|would\sincrease|"
+         rf"will\sincrease))\sby\s{_num('n')}{_PCT}"), _pct_handler("slowdown_pct")),
     (_rx(rf"\b(?:slow-?down|slower|longer){_CONNECT}{_num('n')}{_PCT}"),
      _pct_handler("slowdown_pct")),
     (_rx(rf"{_num('n')}\s?(?:x|×|times)\s?(?:as\slong|longer|slower|the\stime)\b"),
@@ -475,13 +495,29 @@ def scan(text: str) -> list[Quantity]:
 # Intent and tool choice
 # ---------------------------------------------------------------------------------------
 
+# A calculation needs a cost intent: money words, "per million tokens", GPU-hours asked for.
+# "how many"/"how long" with a GPU count or a data size is a networking question, not one.
 _INTENT = _rx(
     r"\b(?:costs?|costing|price[sd]?|pricing|pay|paying|spend|spending|spent|bill|billed|"
-    r"budget|expensive|cheap|cheaper|cheapest|dearer|dearest|calculate|calculation|calc|"
-    r"estimate|estimated|work\sout|total|compare|comparison|versus|vs|how\slong|"
-    r"how\smany\s(?:gpu[\s-]?)?hours|gpu[\s-]?hours|per\smillion|"
+    r"billing|budget|expensive|cheap|cheaper|cheapest|dearer|dearest|afford|dollars?|usd|"
+    r"how\smany\sgpu[\s-]?hours|gpu[\s-]?hours|per\smillion|"
     r"how\smuch(?!\s(?:[a-z]+\s)?(?:memory|vram|ram|hbm|bandwidth|power|energy|storage|disk|"
-    r"data|space|faster|better|bigger|larger|smaller|slower|latency)\b))\b")
+    r"data|space|faster|better|bigger|larger|smaller|slower|latency|time|throughput|traffic|"
+    r"speed|compute|flops?|gpus?|network|networking)\b))\b")
+# Words that ask for a figure without naming money: enough only when the question also gives
+# a model size, token count, peak TFLOPS or MFU ("How long to train 70B on 15T tokens ...").
+_WEAK_INTENT = _rx(
+    r"\b(?:calculate|calculation|calc|estimate|estimated|work\sout|total|compare|comparison|"
+    r"versus|vs|how\slong|how\smany\s(?:hours|days|weeks)|wall[\s-]?clock|time\sto\strain)\b")
+# After a calculation, a question on one of these topics is a new question, not a follow-up,
+# even when it names a GPU count ("how many switches for 1024 GPUs?").
+_OTHER_TOPIC = _rx(
+    r"\b(?:switch(?:es)?|bandwidth|latency|all-?reduce|all-?gather|nccl|topology|ports?|"
+    r"links?|cables?|optics|transceivers?|racks?|nvl\d+|enough|fit|fits|memory|vram|hbm|"
+    r"gb/s|gbps|tb/s|tbps|"
+    # "how many GPUs do I need": the calculators size no clusters.
+    r"how\smany\s(?!(?:gpu[\s-]?)?hours\b)[a-z0-9-]+(?:\s[a-z0-9-]+)?\s(?:do|does|would|will|"
+    r"can|could|should)\s(?:i|we|you|it|they)\s(?:need|want|require|use|get))\b")
 _FOLLOWUP = _rx(r"^(?:and|what\sif|what\sabout|how\sabout|with|at|for|now|then|instead|same|"
                 r"but|ok|okay|so|try)\b|\b(?:instead|what\sif|what\sabout|how\sabout)\b")
 _SERVING = _rx(
@@ -613,6 +649,37 @@ def _quote_name(price: Quantity, original: str, markers: list[re.Match[str]],
     return None
 
 
+def _name_starts(prices: list[Quantity], original: str, markers: list[re.Match[str]],
+                 separators: list[int]) -> list[int] | None:
+    """Where each quote's name starts, if every price follows its own name, in order."""
+    starts: list[int] = []
+    for price in prices:
+        start = None
+        before = [m for m in markers if m.end() <= price.start]
+        if before and not any(before[-1].end() <= c < price.start for c in separators):
+            start = before[-1].start()
+        else:
+            window = max(0, price.start - 40)
+            hit = _CAPITALISED_NAME.search(original[window:price.start])
+            if hit and hit.group(1).lower() not in _NOT_NAMES:
+                start = window + hit.start(1)
+        if start is None:
+            return None
+        starts.append(start)
+    if any(b <= a for a, b in zip(starts, starts[1:], strict=False)):
+        return None
+    return starts
+
+
+def _owner(q: Quantity, prices: list[Quantity], cuts: list[int],
+           starts: list[int] | None) -> int:
+    # "quote A $4.50/hr and the job takes 10 days, quote B $4/hr but takes 12 days": what
+    # lies between a quote's name and the next quote's name belongs to that quote.
+    if starts is not None and q.start >= starts[0]:
+        return max(i for i, s in enumerate(starts) if s <= q.start)
+    return _nearest(q, prices, cuts)
+
+
 def _compare_args(original: str, lower: str, found: list[Quantity]
                   ) -> tuple[dict[str, Any], list[str]]:
     markers = _markers(lower)
@@ -626,6 +693,7 @@ def _compare_args(original: str, lower: str, found: list[Quantity]
         return args, notes
     separators = [m.start() for m in _SEPARATOR.finditer(lower)]
     cuts = sorted(separators + [m.start() for m in markers])
+    starts = _name_starts(prices, original, markers, separators)
     quotes: list[dict[str, Any]] = [{"price_per_gpu_hour": p.value} for p in prices]
     hours = [q for q in found if q.kind == "hours"]
     if len(hours) == 1:
@@ -633,12 +701,12 @@ def _compare_args(original: str, lower: str, found: list[Quantity]
             quote["hours"] = hours[0].value
     else:
         for h in hours:
-            quotes[_nearest(h, prices, cuts)].setdefault("hours", h.value)
+            quotes[_owner(h, prices, cuts, starts)].setdefault("hours", h.value)
     if len(gpus) == 1:
         args["gpus"] = _count(gpus[0].value)
     else:
         for g in gpus:
-            quotes[_nearest(g, prices, cuts)].setdefault("gpus", _count(g.value))
+            quotes[_owner(g, prices, cuts, starts)].setdefault("gpus", _count(g.value))
     used: set[str] = set()
     for i, (quote, price) in enumerate(zip(quotes, prices, strict=True), start=1):
         name = _quote_name(price, original, markers, separators)
@@ -723,7 +791,8 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     markers = _markers(lower)
     hint = _pick_tool(lower, found, len(markers))
     intent = bool(_INTENT.search(lower)) or any(
-        q.kind in ("price", "at_price", "money") for q in found)
+        q.kind in ("price", "at_price", "money", "money_other") for q in found) or (
+        bool(_WEAK_INTENT.search(lower)) and any(q.kind in _MODEL_INPUTS for q in found))
     slow = _SLOW_WORD.search(lower)
     slow_word = slow.group(0) if slow else None
 
@@ -751,6 +820,8 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         # start again from the GPU-hour sum, keeping what carries over.
         tool = "gpu_hour_cost"
     if not (intent or fits(previous.tool) or (_FOLLOWUP.search(lower) and fits(tool))):
+        return None
+    if not intent and not _FOLLOWUP.search(lower) and _OTHER_TOPIC.search(lower):
         return None
     args, notes = _build(tool, original, lower, found)
     carried = {k: v for k, v in previous.args.items() if k in ACCEPTS[tool]}

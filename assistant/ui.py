@@ -156,7 +156,8 @@ def render_working(answer: Answer) -> str | None:
 
 def working_title(answer: Answer) -> str:
     """Return the heading of the calculation's fold."""
-    names = ", ".join(c.name.replace("_", " ") for c in answer.tool_calls)
+    labels = templates().get("calculation", {}).get("labels", {})
+    names = ", ".join(labels.get(c.name, c.name.replace("_", " ")) for c in answer.tool_calls)
     return f"Worked calculation ({names})" if names else "Worked calculation"
 
 

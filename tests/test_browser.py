@@ -180,6 +180,24 @@ def test_suggested_question_chip_gets_an_answer_then_follow_ups(app, browser, ca
     page.context.close()
 
 
+def test_calculation_shows_its_working_in_a_fold(app, browser, capsys):
+    base, _ = app
+    page, watch = _open(browser, base + "/")
+    _ask(page, "How much would 256 GPUs for 10 days at $2 per GPU-hour cost?")
+    fold = page.locator("#chat", has_text="Worked calculation").get_by_text(
+        "Worked calculation")
+    fold.first.wait_for()
+    step = page.locator("#chat").get_by_text("61,440 GPU-hours ×", exact=False)
+    assert step.count() == 0 or not step.first.is_visible()  # folded until opened
+    fold.first.click()
+    step.first.wait_for()
+    assert "$122,880" in page.locator("#chat").inner_text()
+    page.wait_for_timeout(500)  # let the fold finish opening
+    _shot(page, "calculation-fold.png", capsys)
+    assert not watch.remote
+    page.context.close()
+
+
 def test_thumbs_down_with_a_comment_reaches_the_store(app, browser, capsys):
     base, store = app
     page, _ = _open(browser, base + "/")

@@ -452,3 +452,126 @@ def test_eval_and_exec_are_never_called(monkeypatch):
         if req is not None:
             run(req)
     assert run(detect(BASE)).result.total_cost == 179_200
+
+
+# --- real visitor wordings ----------------------------------------------------------------
+
+_7B_1T_30 = 6 * 7e9 * 1e12 / (989e12 * 0.3) / 3600  # GPU-hours, 39,321.4
+_8B_15T_40 = 6 * 8e9 * 15e12 / (989e12 * 0.4) / 3600  # GPU-hours, 505,561.2
+
+VISITOR_QUESTIONS = [
+    ("training run: 128 gpus, 48h, $3 per gpu hour. if comms stalls add 20% to the runtime "
+     "what does it cost",
+     "training_cost", {"gpus": 128, "hours": 48.0, "price_per_gpu_hour": 3.0,
+                       "slowdown_pct": 20.0},
+     {"cost_with_slowdown": 128 * 48 * 3 * 1.2, "extra_cost": 128 * 48 * 3 * 0.2}),
+    ("same 7b on 1t tokens but mfu only 30% on 989 TFLOPS gpus, gpu hours?",
+     "training_cost", {"parameters": 7e9, "tokens": 1e12, "peak_tflops_per_gpu": 989.0,
+                       "mfu": 0.3},
+     {"gpu_hours_with_slowdown": _7B_1T_30}),
+    ("what does it cost to train an 8B model on 15T tokens with 989 TFLOPS GPUs at 40% MFU if "
+     "a gpu hour is $2",
+     "training_cost", {"parameters": 8e9, "tokens": 15e12, "peak_tflops_per_gpu": 989.0,
+                       "mfu": 0.4, "price_per_gpu_hour": 2.0},
+     {"gpu_hours_with_slowdown": _8B_15T_40, "cost_with_slowdown": _8B_15T_40 * 2}),
+    ("1,024 gpus: quote A $4.50/hr and the job takes 10 days, quote B $4/hr but takes 12 "
+     "days. which is cheaper overall",
+     "compare_cluster_quotes",
+     {"gpus": 1024, "quotes": [{"name": "A", "price_per_gpu_hour": 4.5, "hours": 240.0},
+                               {"name": "B", "price_per_gpu_hour": 4.0, "hours": 288.0}]},
+     {"cheapest_cost": 1024 * 4.5 * 10 * 24, "dearest_cost": 1024 * 4 * 12 * 24,
+      "difference": 1024 * 4 * 12 * 24 - 1024 * 4.5 * 10 * 24}),
+]
+
+
+@pytest.mark.parametrize(("question", "tool", "args", "figures"), VISITOR_QUESTIONS)
+def test_visitor_questions(question, tool, args, figures):
+    req = detect(question)
+    assert req is not None and req.tool == tool
+    assert req.args == args
+    assert req.missing == []
+    result = run(req).result
+    for name, value in figures.items():
+        assert getattr(result, name) == pytest.approx(value)
+
+
+def test_visitor_summaries_state_the_headline_figures():
+    summaries = [run(detect(q)).result.summary for q, *_ in VISITOR_QUESTIONS]
+    assert "$22,118.40" in summaries[0] and "$3,686.40" in summaries[0]
+    assert "39,321.4 GPU-hours" in summaries[1]
+    # 505,561.17 GPU-hours × $2; the GPU-hours are shown rounded to one decimal.
+    assert f"${_8B_15T_40 * 2:,.2f}" in summaries[2] and "505,561.2 GPU-hours" in summaries[2]
+    assert all(f in summaries[3] for f in ("$1,105,920", "$1,179,648", "$73,728"))
+
+
+BASE_RUN = "128 gpus, 48h, $3 per gpu hour, what does it cost if {}"
+
+
+@pytest.mark.parametrize(("wording", "kind"), [
+    ("comms stalls add 20% to the runtime", "slowdown_pct"),
+    ("the network adds 20% to the run time", "slowdown_pct"),
+    ("stalls add 20% to the time", "slowdown_pct"),
+    ("retries add 20% to the hours", "slowdown_pct"),
+    ("stragglers add 20% to the job", "slowdown_pct"),
+    ("it needs 20% more time", "slowdown_pct"),
+    ("it needs 20% extra time", "slowdown_pct"),
+    ("it takes 20% longer", "slowdown_pct"),
+    ("congestion stretches the runtime by 20%", "slowdown_pct"),
+    ("there is 20% overhead from the network", "overhead_pct"),
+])
+def test_runtime_increase_wordings(wording, kind):
+    req = detect(BASE_RUN.format(wording))
+    assert req.tool == "training_cost"
+    assert req.args == {"gpus": 128, "hours": 48.0, "price_per_gpu_hour": 3.0, kind: 20.0}
+    assert run(req).result.cost_with_slowdown == pytest.approx(128 * 48 * 3 * 1.2)
+
+
+@pytest.mark.parametrize("wording", [
+    "mfu only 30%", "mfu is 30%", "mfu at 30%", "at 30% mfu", "mfu: 30%", "mfu=30%",
+    "MFU is only 30%",
+])
+def test_mfu_wordings(wording):
+    req = detect(f"gpu hours for 7b on 1t tokens, 989 TFLOPS, {wording}")
+    assert req.args == {"parameters": 7e9, "tokens": 1e12, "peak_tflops_per_gpu": 989.0,
+                        "mfu": 0.3}
+    assert run(req).result.baseline_gpu_hours == pytest.approx(_7B_1T_30)
+
+
+@pytest.mark.parametrize("wording", [
+    "if a gpu hour is $2", "a GPU-hour costs $2", "at $2 a GPU-hour", "at $2 per GPU hour",
+])
+def test_price_wordings_for_model_size_training(wording):
+    req = detect(f"what does it cost to train an 8B model on 15T tokens with 989 TFLOPS GPUs "
+                 f"at 40% MFU, {wording}")
+    assert req.args["price_per_gpu_hour"] == 2.0 and req.missing == []
+    result = run(req).result
+    assert result.gpus is None
+    assert result.cost_with_slowdown == pytest.approx(_8B_15T_40 * 2)
+    assert f"${_8B_15T_40 * 2:,.2f}" in result.summary
+
+
+def test_quote_durations_belong_to_the_quote_they_follow():
+    req = detect("64 GPUs: CoreWeave $2/hr and takes 2 weeks, Lambda $1.80/hr but takes 3 "
+                 "weeks, which is cheaper")
+    assert [(q["name"], q["hours"]) for q in req.args["quotes"]] == [
+        ("CoreWeave", 2 * 168.0), ("Lambda", 3 * 168.0)]
+    req = detect("cluster A $2/hr for 100 hours, cluster B $1.80/hr, 5 days, cluster C $2.50/hr "
+                 "and it takes 1 week; 64 gpus, cheapest?")
+    assert [(q["name"], q["hours"]) for q in req.args["quotes"]] == [
+        ("A", 100.0), ("B", 120.0), ("C", 168.0)]
+
+
+NETWORK_QUESTIONS = [
+    "how many switches do i need for 1024 gpus on IB vs roce",
+    "how long does it take to allreduce 10GB across 8 gpus",
+    "how many GPUs fit in one NVL72 rack",
+    "what bandwidth does each of the 8 gpus get",
+    "is 400 Gb/s enough for 256 GPUs",
+]
+
+
+@pytest.mark.parametrize("question", NETWORK_QUESTIONS)
+def test_networking_questions_are_not_calculations(question):
+    assert detect(question) is None
+    # Nor are they follow-ups to a cost question that came before.
+    assert detect(question, detect(BASE)) is None

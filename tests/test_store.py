@@ -202,3 +202,22 @@ def test_logging_never_raises(tmp_path):
     broken = Store(blocker / "log.sqlite3")  # its folder cannot be created
     assert broken.log("what is nvlink?", _answer()) is None
     assert broken.feedback(1, 1) is False
+
+
+def test_the_salt_is_made_once_even_by_racing_stores(tmp_path):
+    path = tmp_path / "race" / "log.sqlite3"
+    hashes: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def worker() -> None:
+        store = Store(path)  # each its own lock, as in separate processes
+        barrier.wait()
+        hashes.append(store.hash_ip("192.0.2.1"))
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(hashes) == 8 and len(set(hashes)) == 1
+    assert [p.name for p in path.parent.iterdir()] == [SALT_FILE]  # no temp files left

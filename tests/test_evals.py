@@ -1,0 +1,65 @@
+"""The golden set against the floors in evals/thresholds.toml, and the scoring rules."""
+
+import pytest
+
+from assistant.evaluate import (DEFAULT_GOLDEN, GoldenError, below_thresholds, load_golden,
+                                load_thresholds, number_present, numbers_in, run_eval, score)
+
+pytestmark = pytest.mark.eval
+
+
+def test_golden_set_meets_every_floor(bot, tmp_path):
+    result = run_eval(bot, DEFAULT_GOLDEN, tmp_path / "answers.jsonl")
+    problems = below_thresholds(result.metrics, load_thresholds())
+    assert not problems, "\n".join(problems) + f"\n{result.metrics}"
+    assert (tmp_path / "answers.jsonl").read_text().count("\n") == result.metrics["n"]
+
+
+def test_golden_set_has_what_the_issue_asks_for():
+    items = load_golden(DEFAULT_GOLDEN)
+    assert len(items) >= 150
+    assert sum(1 for i in items if i.expect.refuse) >= 20
+    assert sum(1 for i in items if i.history) >= 10
+    assert sum(1 for i in items if i.expect.numbers) >= 15
+
+
+def test_numbers_count_in_any_written_form():
+    found = numbers_in("It costs $179,200 (25,600 GPU-hours), or $0.56 per million.")
+    assert number_present(179200, found) and number_present(25600, found)
+    assert number_present(0.556, numbers_in("$0.56")) and not number_present(0.60, found)
+    assert number_present(179200, numbers_in("179200"))
+
+
+def test_scoring_is_deterministic_and_counts_ranks():
+    rows = [
+        {"expect": {"sources": ["a"], "tool": None, "numbers": [], "refuse": False},
+         "retrieved": ["a", "b"], "cited": ["a"], "tool_calls": [], "answer": "x",
+         "refused": False, "latency_ms": 10},
+        {"expect": {"sources": ["a"], "tool": None, "numbers": [], "refuse": False},
+         "retrieved": ["b", "a"], "cited": ["b"], "tool_calls": [], "answer": "x",
+         "refused": True, "latency_ms": 30},
+        {"expect": {"sources": [], "tool": None, "numbers": [], "refuse": True},
+         "retrieved": [], "cited": [], "tool_calls": [], "answer": "no",
+         "refused": True, "latency_ms": 20},
+    ]
+    m = score(rows)
+    assert (m["hit_at_1"], m["hit_at_5"], m["mrr"]) == (0.5, 1.0, 0.75)
+    assert m["cited_expected"] == 0.5 and m["false_refusals"] == 1
+    assert m["refusal_accuracy"] == round(2 / 3, 4) and m["latency_ms_p50"] == 20
+
+
+def test_malformed_golden_lines_are_named(tmp_path):
+    bad = tmp_path / "g.jsonl"
+    bad.write_text('{"id": "a", "question": "q", "expect": {}}\n{"id": "b"}\n')
+    with pytest.raises(GoldenError, match=r"g.jsonl:2"):
+        load_golden(bad)
+
+
+def test_hybrid_beats_dense_and_bm25_baselines(bot, built):
+    from assistant.chain import Assistant
+
+    hybrid = run_eval(bot, DEFAULT_GOLDEN).metrics
+    for mode in ("dense", "bm25"):
+        baseline = run_eval(Assistant(built, retriever=mode), DEFAULT_GOLDEN).metrics
+        assert hybrid["mrr"] > baseline["mrr"], (mode, hybrid["mrr"], baseline["mrr"])
+        assert hybrid["hit_at_1"] > baseline["hit_at_1"], (mode, hybrid, baseline)
