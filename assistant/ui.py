@@ -130,8 +130,7 @@ def render_answer(answer: Answer, corpus: Corpus, site_url: str = "") -> str:
 
 
 def strip_lines(text: str, lines: list[str]) -> str:
-    """Remove whole lines from the text: calculation steps and suggested questions, which
-    show in their own fold and as chips."""
+    """Remove whole lines (calculation steps, suggested questions) that show elsewhere."""
     if not lines:
         return text
     drop = {line.strip() for line in lines}

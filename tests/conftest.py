@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -69,3 +74,42 @@ def small_settings(tmp_path, small_corpus):
 
     return Settings.from_env({}, corpus_dir=small_corpus, data_dir=tmp_path / "data",
                              torch_threads=0)
+
+
+def free_port() -> int:
+    """Return a free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    port = free_port()
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or "chroma"
+    log = open(tmp_path / "chroma.log", "w")
+    proc = subprocess.Popen([chroma, "run", "--path", str(tmp_path / "server-data"),
+                             "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1)
+            break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail((tmp_path / "chroma.log").read_text())
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("chroma run did not start")
+    yield port
+    proc.terminate()
+    proc.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture
+def server_settings(small_settings, chroma_server):
+    return small_settings.replace(chroma_host="127.0.0.1", chroma_port=chroma_server)
