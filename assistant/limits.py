@@ -23,6 +23,8 @@ class RateLimiter:
 
     limit: int
     window_s: float = 60.0
+    #: An "ip:" key allows this many times the limit: one office or school shares an IP.
+    ip_factor: int = 5
     _events: dict[str, deque] = field(default_factory=lambda: defaultdict(deque))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -36,7 +38,9 @@ class RateLimiter:
             for q in queues:
                 while q and now - q[0] >= self.window_s:
                     q.popleft()
-            if any(len(q) >= self.limit for q in queues):
+            limits = [self.limit * (self.ip_factor if k.startswith("ip:") else 1)
+                      for k in keys if k]
+            if any(len(q) >= lim for q, lim in zip(queues, limits, strict=True)):
                 return False
             for q in queues:
                 q.append(now)

@@ -366,7 +366,8 @@ def build_demo(assistant: Assistant, store: Store | None = None, *, compact: boo
         """Answer one question: history is a list of {role, content}; page a glossary slug."""
         slug = page if page in corpus.pages else None
         ip = _request_ip(request, settings)
-        if not limiter.allow(f"ip:{ip}" if ip else "api"):
+        # Scripts have no session: the API is limited per client IP at the base rate.
+        if not limiter.allow(f"api:{ip}"):
             return _limited().to_json()
         answer = assistant.ask(question, history=history or [], page=slug)
         store.log(question if isinstance(question, str) else "", answer, session="api", ip=ip,

@@ -10,7 +10,7 @@ def test_the_21st_question_in_a_minute_is_limited_and_others_are_not():
 
 
 def test_a_limit_on_any_key_blocks_without_counting():
-    rl = RateLimiter(limit=2, window_s=60)
+    rl = RateLimiter(limit=2, window_s=60, ip_factor=1)
     assert rl.allow("session:1", "ip:9", now=0)
     assert rl.allow("session:2", "ip:9", now=1)
     assert not rl.allow("session:3", "ip:9", now=2)  # same IP, new session
@@ -40,3 +40,9 @@ def test_failed_logins_lock_the_client_out():
     assert not guard.check("admin", "s3cret", "ip1")  # locked, even with the right password
     assert guard.check("admin", "s3cret", "ip2")
     assert not guard.check("root", "s3cret", "ip3")
+
+
+def test_an_ip_shared_by_many_sessions_gets_more_room_than_one_session():
+    rl = RateLimiter(limit=2, window_s=60, ip_factor=3)
+    sessions = [rl.allow(f"chat:{i}", "ip:1", now=0) for i in range(8)]
+    assert sessions == [True] * 6 + [False] * 2
