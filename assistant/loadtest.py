@@ -78,6 +78,30 @@ def _session(url: str, questions: list[str], deadline: float) -> list[tuple[floa
     return out
 
 
+def echo_app_round_trip(runs: int = 30) -> dict[str, Any]:
+    """Time gradio_client round trips to a trivial echo app: the floor of any Gradio answer."""
+    import gradio as gr
+    from gradio_client import Client
+
+    with gr.Blocks() as echo:
+        box = gr.Textbox()
+        box.submit(lambda text: {"answer": text}, box, gr.JSON(), api_name="echo")
+    echo.queue()
+    port = _free_port()
+    echo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                quiet=True)
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        times = []
+        for i in range(runs):
+            t = time.perf_counter()
+            client.predict(QUESTIONS[i % len(QUESTIONS)], api_name="/echo")
+            times.append((time.perf_counter() - t) * 1000)
+    finally:
+        echo.close()
+    return _summary([(ms, True, "") for ms in times])
+
+
 def _summary(results: list[tuple[float, bool, str]]) -> dict[str, Any]:
     ok = sorted(ms for ms, good, _ in results if good)
     errors = [msg for _, good, msg in results if not good]
@@ -94,6 +118,7 @@ def run_loadtest(url: str, sessions: int = 50, per_session: int = 5, single_runs
     if host not in LOOPBACK and not host.startswith("127."):
         raise NotLoopback(f"{url} is not a loopback address; this tool only loads this machine")
     deadline = time.monotonic() + budget_s
+    echo = echo_app_round_trip(single_runs)
     single = _session(url, [QUESTIONS[i % len(QUESTIONS)] for i in range(single_runs)], deadline)
     plans = [[QUESTIONS[(s * per_session + i) % len(QUESTIONS)] for i in range(per_session)]
              for s in range(sessions)]
@@ -107,7 +132,9 @@ def run_loadtest(url: str, sessions: int = 50, per_session: int = 5, single_runs
     wall = time.perf_counter() - started
     single_s, load_s = _summary(single), _summary(results)
     return {"url": url, "sessions": sessions, "questions_per_session": per_session,
-            "single_user": single_s, "concurrent": load_s,
+            "echo_app": echo, "single_user": single_s, "concurrent": load_s,
+            "single_p50_ratio_to_echo": round(single_s["p50_ms"] / echo["p50_ms"], 2)
+            if single_s["p50_ms"] and echo["p50_ms"] else None,
             "throughput_rps": round(len(results) / wall, 1), "wall_s": round(wall, 1),
             "p50_ratio_to_single": round(load_s["p50_ms"] / single_s["p50_ms"], 2)
             if load_s["p50_ms"] and single_s["p50_ms"] else None}
@@ -125,13 +152,17 @@ def write_report(result: dict[str, Any], path: Path = REPORT) -> Path:
         "",
         "| | requests | errors | p50 ms | p95 ms |",
         "|---|---|---|---|---|",
+        f"| trivial echo Gradio app, one user (the floor) | {result['echo_app']['requests']} | "
+        f"0 | {result['echo_app']['p50_ms']} | {result['echo_app']['p95_ms']} |",
         f"| one user, sequential | {s['requests']} | {s['errors']} | {s['p50_ms']} | "
         f"{s['p95_ms']} |",
         f"| {result['sessions']} sessions x {result['questions_per_session']} questions, "
         f"concurrent | {c['requests']} | {c['errors']} | {c['p50_ms']} | {c['p95_ms']} |",
         "",
         f"Throughput under load: {result['throughput_rps']} answers/s over {result['wall_s']} s; "
-        f"concurrent p50 is {result['p50_ratio_to_single']}x the single-user p50.",
+        f"concurrent p50 is {result['p50_ratio_to_single']}x the single-user p50. "
+        f"One user's HTTP round trip (gradio_client, `ask` endpoint) is "
+        f"{result['single_p50_ratio_to_echo']}x the echo app's (target: at most 1.5x).",
     ]
     if c["error_samples"]:
         lines += ["", "Errors:", *[f"- {e}" for e in c["error_samples"]]]
