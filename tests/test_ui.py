@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
 import time
 import uuid
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import free_port
 
 from assistant.answer import Answer, Citation, ToolCall
 from assistant.store import Store
@@ -41,13 +41,6 @@ XSS = '<img src=x onerror=alert(1)> ![x](http://evil.example/x.png) <script>aler
 
 
 # -- helpers shared with test_browser.py ------------------------------------------------------
-
-def free_port() -> int:
-    """Return a loopback port nobody listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @contextmanager
 def serve(app, port: int | None = None) -> Iterator[str]:
