@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 
 _PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
                       re.I)
+# "does RoCE need one too?": an object "one" stands for the previous turn's thing, never for
+# the term named in the same clause.
+_ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|get|want)"
+                  r"\s+(one|ones)\b(?!\s+of\b)", re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -198,6 +202,8 @@ class Assistant:
         first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
         if previous and previous not in turn.terms and pronoun and pronoun.start() < first_term:
             # "does it work on RoCE too?" after SHARP: "it" is SHARP, RoCE is the setting.
+            return previous, compare
+        if previous and previous not in turn.terms and _ONE.search(q):
             return previous, compare
         return named, compare
 

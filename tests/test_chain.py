@@ -59,6 +59,13 @@ def test_follow_up_resolves_the_pronoun_from_history(bot):
     assert answer.citations[0].slug == "nvlink"
 
 
+def test_follow_up_one_stands_for_the_previous_term_not_the_new_one(bot):
+    history = [{"role": "user", "content": "what does a subnet manager do?"}]
+    answer = bot.ask("does roce need one too?", history=history)
+    assert answer.retrieved[0] == "subnet-manager"
+    assert "RoCE" in answer.text
+
+
 def test_follow_up_comparison_uses_the_previous_term(bot):
     history = [{"role": "user", "content": "tell me about InfiniBand"}]
     answer = bot.ask("how does it compare with RoCE?", history=history)
