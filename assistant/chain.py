@@ -200,10 +200,10 @@ class Assistant:
             # question with no term keeps the previous term only as a hint (see _retrieve).
             return (previous if elliptic else None), compare
         first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
-        if previous and previous not in turn.terms and pronoun and pronoun.start() < first_term:
-            # "does it work on RoCE too?" after SHARP: "it" is SHARP, RoCE is the setting.
-            return previous, compare
-        if previous and previous not in turn.terms and _ONE.search(q):
+        # A pronoun that cannot mean the term named here means the previous one: "does it
+        # work on RoCE too?" after SHARP ("it" comes before RoCE), "does RoCE need one too?".
+        refers_back = (pronoun and pronoun.start() < first_term) or _ONE.search(q)
+        if previous and previous not in turn.terms and refers_back:
             return previous, compare
         return named, compare
 
