@@ -19,7 +19,8 @@ FACT_LABELS = {"layer": "Layer", "scope": "Scope", "typical_bandwidth": "Typical
                "standard_or_vendor": "Standard or vendor", "used_for": "Used for"}
 WORD_FLOOR = {"glossary": 180, "lesson": 600}
 REQUIRED = ("title", "slug", "kind", "url", "summary", "aliases", "tags", "related", "updated",
-            "faq")
+            "faq", "sources")
+FAQ_RANGE = (2, 8)
 BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
 FAQ_SECTION = "FAQ"
 #: Bumped when chunking changes, so that every page is re-embedded once.
@@ -32,6 +33,16 @@ class FAQ:
 
     q: str
     a: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """A reference behind a page: a specification, vendor document or paper."""
+
+    title: str
+    publisher: str
+    year: str
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,7 @@ class Page:
     body: str
     path: Path
     content_hash: str
+    sources: tuple[Source, ...] = ()
 
     def section_url(self, section: str) -> str:
         """Return the page url with the anchor of a section."""
@@ -146,6 +158,14 @@ def read_page(path: Path) -> Page:
     facts = meta.get("facts") or {}
     if not isinstance(facts, dict):
         raise CorpusError(f"{path.name}: facts: must be a map of key: phrase")
+    sources = []
+    for i, item in enumerate(meta.get("sources") or []):
+        if not isinstance(item, dict) or not item.get("title"):
+            raise CorpusError(f"{path.name}: sources[{i}]: needs at least a title")
+        sources.append(Source(title=str(item["title"]).strip(),
+                              publisher=str(item.get("publisher", "")).strip(),
+                              year=str(item.get("year", "")).strip(),
+                              url=str(item.get("url", "") or "").strip()))
     updated = meta.get("updated", "")
     if isinstance(updated, (dt.date, dt.datetime)):
         updated = updated.isoformat()[:10]
@@ -157,7 +177,7 @@ def read_page(path: Path) -> Page:
         aliases=_as_list(meta.get("aliases")), tags=_as_list(meta.get("tags")),
         related=_as_list(meta.get("related")), updated=str(updated), faq=tuple(faq),
         facts={str(k): " ".join(str(v).split()) for k, v in facts.items()},
-        body=post.content, path=path, content_hash=content_hash,
+        body=post.content, path=path, content_hash=content_hash, sources=tuple(sources),
     )
 
 
@@ -180,46 +200,8 @@ def load_corpus(corpus_dir: Path) -> Corpus:
 
 
 # --- sentences -----------------------------------------------------------------------------
-
-_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[$])")
-_MD_INLINE = re.compile(r"(\*\*|__|`)")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-
-
-def clean_inline(text: str) -> str:
-    """Strip inline Markdown (bold, code, links) so a sentence reads as plain text."""
-    return _MD_INLINE.sub("", _LINK.sub(r"\1", text)).strip()
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split a passage into sentences; list items count as sentences, table rows are skipped."""
-    out: list[str] = []
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            joined = " ".join(paragraph)
-            out.extend(s.strip() for s in _SENT_SPLIT.split(joined) if s.strip())
-            paragraph.clear()
-
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            flush()
-            continue
-        if stripped.startswith("|"):
-            flush()
-            continue
-        item = re.match(r"^([-*+]|\d+[.)])\s+(.*)$", stripped)
-        if item:
-            flush()
-            paragraph.append(item.group(2))
-            flush()
-            continue
-        paragraph.append(stripped)
-    flush()
-    return [clean_inline(s) for s in out if len(s.split()) >= 3]
-
+# Splitting lives in text.py (shared with the composer and the evals); re-exported here.
+from .text import clean_inline, dangling_reason, split_sentences  # noqa: E402,F401
 
 # --- chunks --------------------------------------------------------------------------------
 
@@ -318,8 +300,14 @@ def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
         yield Problem(rel, "url", f"must be {prefix}{path.stem}")
     if page.summary and len(page.summary.split()) > 30:
         yield Problem(rel, "summary", f"{len(page.summary.split())} words; at most 30")
-    if not 2 <= len(page.faq) <= 4:
-        yield Problem(rel, "faq", f"{len(page.faq)} questions; needs 2 to 4")
+    low, high = FAQ_RANGE
+    if not low <= len(page.faq) <= high:
+        yield Problem(rel, "faq", f"{len(page.faq)} questions; needs {low} to {high}")
+    for i, source in enumerate(page.sources):
+        if not source.publisher or not re.fullmatch(r"\d{4}", source.year):
+            yield Problem(rel, f"sources[{i}]", "needs title, publisher and a 4-digit year")
+        if source.url and not source.url.startswith("https://"):
+            yield Problem(rel, f"sources[{i}].url", "must start with https://")
     for i, item in enumerate(page.faq):
         n = len(split_sentences(item.a))
         if not 1 <= n <= 3:
@@ -342,15 +330,20 @@ def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
     words = _body_words(page.body)
     if words < WORD_FLOOR.get(expected_kind, 0):
         yield Problem(rel, "body", f"{words} words; at least {WORD_FLOOR[expected_kind]}")
-    texts = [page.body] + [item.a for item in page.faq]
+    texts = [page.summary, _quotable(page.body)] + [item.a for item in page.faq]
     for text in texts:
         for sentence in split_sentences(text):
-            first = sentence.split()[0].strip(",:;") if sentence.split() else ""
-            if first in BANNED_STARTS:
-                yield Problem(rel, "sentence", f"starts with {first!r}, name the subject: "
-                                               f"{sentence[:70]!r}")
+            reason = dangling_reason(sentence)
+            if reason:
+                yield Problem(rel, "sentence", f"cannot stand alone, {reason}: "
+                                               f"{sentence[:80]!r}")
     if re.search(r"<[a-zA-Z/][^>]*>", page.body):
         yield Problem(rel, "body", "raw HTML is not allowed")
+
+
+def _quotable(body: str) -> str:
+    # "Related terms" is a list of links, never quoted (chunk_page skips it too).
+    return re.split(r"^##\s+Related terms\s*$", body, flags=re.M)[0]
 
 
 def _check_cross(pages: dict[str, Page]) -> Iterable[Problem]:
@@ -364,6 +357,11 @@ def _check_cross(pages: dict[str, Page]) -> Iterable[Problem]:
                 yield Problem(rel, "related", f"unknown slug {slug!r}")
             elif slug == page.slug:
                 yield Problem(rel, "related", "a page cannot relate to itself")
+            elif page.slug not in pages[slug].related:
+                yield Problem(rel, "related", f"{slug!r} does not link back; related links "
+                                              f"go both ways")
+        if not any(page.slug in other.related for other in pages.values()):
+            yield Problem(rel, "related", "no page links here (orphan)")
         for alias in page.aliases:
             key = alias.lower().strip()
             if key in owner and owner[key] != page.slug:
