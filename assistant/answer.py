@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-_MARKER = re.compile(r"\[(\d+)\]")
+from .text import MARKER as _MARKER
 
 
 @dataclass(frozen=True)
@@ -55,6 +54,9 @@ class Answer:
     working: list[str] = field(default_factory=list)
     confidence: float = 0.0
     note: str = ""
+    intent: str = ""  # the kind of question (intent.Intent), for the console and the evals
+    gap: str = ""  # why this answer counts as a gap in the corpus, if it does
+    faq: str = ""  # "slug#i" when a corpus FAQ answered the question
 
     def to_json(self) -> dict[str, Any]:
         """Return exactly the `ask --json` object."""

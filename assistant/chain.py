@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answer import Answer, ToolCall
-from .compose import (CitationList, compose_answer, compose_comparison, compose_refusal,
+from .compose import (CitationList, Draft, compose_answer, compose_comparison, compose_refusal,
                       follow_ups, is_manipulation, lead_sentence, templates, wants_comparison)
+from .intent import Intent, classify
 from .config import Settings
 from .corpus import load_corpus
 from .index import Index
@@ -110,8 +111,10 @@ class Assistant:
             from .generate import LLMFailed, is_retryable
 
             try:
-                for piece in self.llm.stream(turn.question, turn.history, turn.retrieval):
+                for piece in self.llm.stream(turn.question, turn.history, turn.retrieval,
+                                             intent=answer.intent):
                     if isinstance(piece, Answer):
+                        piece.intent = answer.intent
                         piece.timings_ms = {**turn.timings, **piece.timings_ms,
                                             "total": (time.perf_counter() - start) * 1000}
                     yield piece
@@ -277,12 +280,15 @@ class Assistant:
             site = self.settings.site_url
             if not in_scope or not retrieval.hits:
                 answer = compose_refusal(self.corpus, retrieval)
-            elif len(turn.compare) >= 2:
-                answer = compose_comparison(turn.compare, retrieval, self.retriever, self.corpus,
-                                            site)
             else:
-                answer = compose_answer(retrieval, self.retriever, self.corpus, turn.subject,
-                                        site)
+                draft = Draft(question=turn.question,
+                              shape=classify(turn.question, comparing=len(turn.compare) >= 2),
+                              retrieval=retrieval, retriever=self.retriever,
+                              corpus=self.corpus, subject=turn.subject,
+                              compare=turn.compare, site_url=site)
+                comparing = len(turn.compare) >= 2 and draft.shape.intent in (
+                    Intent.COMPARISON, Intent.YES_NO, Intent.CHOICE)
+                answer = compose_comparison(draft) if comparing else compose_answer(draft)
                 if not answer.text:
                     answer = compose_refusal(self.corpus, retrieval)
             turn.timings["compose"] = (time.perf_counter() - t0) * 1000

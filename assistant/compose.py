@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, Citation
 from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page
+from .intent import Intent, Shape, classify, has_unit
+from .text import stands_alone
 
 if TYPE_CHECKING:
     from .retrieve import Retrieval, Retriever
@@ -137,52 +139,422 @@ def supporting_sentences(retrieval: Retrieval, retriever: Retriever, lead_slug: 
     return chosen
 
 
-def compose_answer(retrieval: Retrieval, retriever: Retriever, corpus: Corpus,
-                   subject: str | None, site_url: str = "") -> Answer:
-    """Answer from the corpus: the subject's definition, then the best supporting sentences."""
-    cites = CitationList(corpus, site_url)
-    parts: list[str] = []
+# --- answering by intent ---------------------------------------------------------------------
+
+#: Cosine similarity between a visitor's question and an FAQ question (MiniLM): at or above
+#: FAQ_CERTAIN the same question whatever the wording; from FAQ_SAME, the same question when
+#: they also share a content word or neither has one; from FAQ_NEAR, only when they share one.
+FAQ_CERTAIN = 0.93
+FAQ_SAME = 0.80
+FAQ_NEAR = 0.70
+#: How much a sentence's fit to the intent weighs against its similarity to the question.
+INTENT_BONUS = 0.12
+_POLAR = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
+_CAUSAL = re.compile(r"\b(because|since|so\s+that|due\s+to|which\s+means|as\s+a\s+result|"
+                     r"the\s+reason|causes?|leads?\s+to|stalls?|prevents?|avoids?|without|"
+                     r"in\s+order\s+to|needs?|requires?)\b", re.I)
+_CHOOSING = re.compile(r"\b(choose|chooses|pick|prefer|better\s+(fit|choice)|best|when\s+\w+|"
+                       r"if\s+\w+|suits?|worth|unless|rule\s+of\s+thumb)\b", re.I)
+_COSTLY = re.compile(r"\$\s?\d|\b(costs?|price[sd]?|pricing|expensive|cheaper|percent|share|"
+                     r"budget|dollars?)\b|%", re.I)
+_IMPERATIVE = re.compile(r"^(set|enable|configure|map|mark|check|run|use|turn|trust|assign|"
+                         r"choose|pick|verify|measure|start|apply|keep|give|put|make|confirm|"
+                         r"disable|tune|raise|lower|match|list|count|multiply|divide|add)\b", re.I)
+_HOW_SECTIONS = ("How it works",)
+#: A worked example's set-up ("Assume 2 microseconds per message ...") is not an answer.
+_SETUP = re.compile(r"^(assume|suppose|imagine|consider|say|take|picture|let)\b", re.I)
+#: Weight of a sentence naming the question's terms and words, against its similarity.
+COVERAGE_BONUS = 0.10
+_CHOICE_SECTIONS = ("takeaway", "checklist", "when to", "choosing", "decision")
+
+
+@dataclass
+class Draft:
+    """What the composer knows about one question."""
+
+    question: str
+    shape: Shape
+    retrieval: Retrieval
+    retriever: Retriever
+    corpus: Corpus
+    subject: str | None
+    compare: list[str] = field(default_factory=list)
+    site_url: str = ""
+
+    @cached_property
+    def terms(self) -> frozenset[str]:
+        """Glossary pages the question names (or, for "is it ...?", the subject)."""
+        named = {m.slug for m in self.retriever.terms.find(self.question)
+                 if self.corpus.pages[m.slug].kind == "glossary"}
+        if not named and self.subject:
+            named = {self.subject}
+        return frozenset(named)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The question's content words once the terms it names are taken out."""
+        return residual_words(self.question, self.retriever)
+
+    @property
+    def focus(self) -> list[str]:
+        """Pages the answer should come from: the subject(s) first, then the top hits."""
+        slugs = [s for s in [self.subject, *self.compare] if s]
+        for hit in self.retrieval.hits[:3]:
+            if hit.slug not in slugs:
+                slugs.append(hit.slug)
+        return slugs[:4]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A quotable sentence with its similarity to the question and its score for the intent."""
+
+    sentence: Chunk
+    similarity: float
+    score: float
+
+
+def candidates(draft: Draft) -> list[Candidate]:
+    """Score every quotable sentence of the focus pages against the question."""
+    slugs = draft.focus
+    bonus = {slug: 0.04 * max(0, 2 - i) for i, slug in enumerate(slugs)}
+    if draft.subject:
+        bonus[draft.subject] = max(bonus.get(draft.subject, 0.0), 0.06)
+    top_chunks = {p.chunk.id for h in draft.retrieval.hits[:3] for p in h.passages[:2]}
+    out = []
+    for sentence, sim in draft.retriever.sentences_for(slugs, draft.retrieval.vector):
+        if not stands_alone(sentence.text) or _SETUP.match(sentence.text):
+            continue
+        score = sim + bonus.get(sentence.slug, 0.0)
+        score += 0.03 if sentence.chunk_id in top_chunks else 0.0
+        out.append(Candidate(sentence, sim, score))
+    out.sort(key=lambda c: c.score, reverse=True)
+    return out
+
+
+def _names(page: Page) -> re.Pattern[str]:
+    return _names_rx(page.slug, page.title, page.aliases)
+
+
+@cache
+def _names_rx(slug: str, title: str, aliases: tuple[str, ...]) -> re.Pattern[str]:
+    names = sorted({n for n in (title, slug.replace("-", " "), *aliases) if len(n) >= 2},
+                   key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])",
+                      re.I)
+
+
+def names_page(sentence: str, page: Page | None) -> bool:
+    """Return True if a sentence names the page's term (title, slug or an alias)."""
+    return page is not None and bool(_names(page).search(sentence))
+
+
+def coverage(draft: Draft, sentence: Chunk) -> float:
+    """Share of the question's terms and content words that a sentence names (0..1)."""
+    parts = []
+    if draft.terms:
+        pages = [draft.corpus.pages[s] for s in draft.terms]
+        parts.append(sum(names_page(sentence.text, p) for p in pages) / len(pages))
+    if draft.words:
+        stems = {w.rstrip("s")[:5] for w in _TOKEN.findall(sentence.text.lower())}
+        parts.append(len(draft.words & stems) / len(draft.words))
+    return sum(parts) / len(parts) if parts else 0.0
+
+
+def _best(draft: Draft, pool: list[Candidate], fit) -> Candidate | None:
+    """Return the candidate with the best similarity plus intent fit (fit returns 0..1)."""
+    scored = [(c.score + INTENT_BONUS * fit(c) + COVERAGE_BONUS * coverage(draft, c.sentence), c)
+              for c in pool if c.similarity >= SENTENCE_FLOOR]
+    return max(scored, key=lambda t: t[0])[1] if scored else None
+
+
+def _subject_page(draft: Draft) -> Page | None:
+    return draft.corpus.get(draft.subject) if draft.subject else None
+
+
+def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"What is X": the first sentence of X's definition."""
+    page = _subject_page(draft)
+    if page is None:
+        best = pool[0] if pool else None
+        return best.sentence if best else None
+    return lead_sentence(page, draft.retriever)
+
+
+#: Facts-table rows that answer a quantity question, by the kind of quantity asked.
+FACT_FOR_UNIT = {"bandwidth": "typical_bandwidth", "latency": "latency"}
+#: Pages that name a measure rather than a thing ("the latency of InfiniBand").
+MEASURE_PAGES = frozenset({"bandwidth", "latency"})
+
+
+def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A quantity: the sentence that names the subject and a number in the asked unit."""
+    units = draft.shape.units
+    things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
+    with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
+    best = _best(draft, with_unit, lambda c: float(any(names_page(c.sentence.text, p)
+                                                       for p in things)))
+    if best is not None and (not things or any(names_page(best.sentence.text, p)
+                                               for p in things)):
+        return best.sentence
+    fact = fact_sentence(things, units)
+    if fact is not None:
+        return fact
+    return best.sentence if best else lead_general(draft, pool)
+
+
+def fact_sentence(pages: list[Page], units: tuple[str, ...]) -> Chunk | None:
+    """Quote a facts-table row ("Typical bandwidth of InfiniBand: 400 Gb/s ...") as a lead."""
+    for page in pages:
+        for unit in units:
+            key = FACT_FOR_UNIT.get(unit)
+            value = page.facts.get(key) if key else None
+            if value:
+                text = f"{FACT_LABELS[key]} of {page.title}: {value}."
+                return Chunk(id=f"{page.slug}::facts::{key}", slug=page.slug, title=page.title,
+                             kind=page.kind, url=page.url, section="Summary", text=text,
+                             unit="sentence", chunk_id=f"{page.slug}::facts")
+    return None
+
+
+def _fit_by(pattern: re.Pattern[str]):
+    return lambda c: 1.0 if pattern.search(c.sentence.text) else 0.0
+
+
+def lead_cause(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"Why": the sentence that gives a cause."""
+    best = _best(draft, pool, _fit_by(_CAUSAL))
+    return best.sentence if best else None
+
+
+def lead_mechanism(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"How does X work": the best sentence of how it works."""
+    best = _best(draft, pool, lambda c: 1.0 if c.sentence.section in _HOW_SECTIONS else 0.0)
+    return best.sentence if best else None
+
+
+def lead_choice(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"Which should I use": a sentence that says when to choose what."""
+    def fit(c: Candidate) -> float:
+        section = c.sentence.section.lower()
+        return (0.6 * bool(_CHOOSING.search(c.sentence.text))
+                + 0.6 * any(k in section for k in _CHOICE_SECTIONS))
+    best = _best(draft, pool, fit)
+    return best.sentence if best else None
+
+
+def lead_procedure(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"How do I configure X": a step, preferably from a lesson."""
+    def fit(c: Candidate) -> float:
+        return (0.7 * bool(_IMPERATIVE.search(c.sentence.text))
+                + 0.5 * (c.sentence.kind == "lesson"))
+    best = _best(draft, pool, fit)
+    return best.sentence if best else None
+
+
+def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A cost question with nothing to calculate: a sentence about cost or price."""
+    best = _best(draft, pool, _fit_by(_COSTLY))
+    return best.sentence if best else None
+
+
+def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"X vs Y": a sentence that names both."""
+    pages = [draft.corpus.get(s) for s in draft.compare[:2]]
+    both = [c for c in pool if all(names_page(c.sentence.text, p) for p in pages)]
+    best = _best(draft, both, lambda c: 0.0)
+    return best.sentence if best else None
+
+
+def lead_yes_no(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A yes/no question not settled by an FAQ: the best sentence, marked unsettled later."""
+    return lead_general(draft, pool)
+
+
+def lead_general(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """Anything else: the sentence closest to the question."""
+    best = _best(draft, pool, lambda c: 0.0)
+    return best.sentence if best else None
+
+
+#: The composing table: the sentence that leads an answer, by intent.
+LEADS = {
+    Intent.DEFINITION: lead_definition,
+    Intent.YES_NO: lead_yes_no,
+    Intent.QUANTITY: lead_quantity,
+    Intent.CAUSE: lead_cause,
+    Intent.MECHANISM: lead_mechanism,
+    Intent.COMPARISON: lead_comparison,
+    Intent.CHOICE: lead_choice,
+    Intent.PROCEDURE: lead_procedure,
+    Intent.COST: lead_cost,
+    Intent.GENERAL: lead_general,
+}
+
+
+@dataclass(frozen=True)
+class FAQMatch:
+    """An FAQ entry whose question means what the visitor asked."""
+
+    slug: str
+    index: int
+    question: str
+    similarity: float
+    sentences: tuple[Chunk, ...]
+
+    @property
+    def polar(self) -> bool:
+        """True if the answer opens with Yes, No or It depends."""
+        return bool(self.sentences) and bool(_POLAR.match(self.sentences[0].text))
+
+
+def faq_match(draft: Draft) -> FAQMatch | None:
+    """Return the corpus FAQ entry that asks the visitor's question, if there is one.
+
+    Embeddings of short questions are dominated by the term they name ("how does DCQCN
+    work" is 0.89 from "what does DCQCN stand for"), so closeness in meaning must agree
+    with the wording: the same terms, the same kind of question, and a shared content word.
+    """
+    for question, sim in draft.retriever.faq_questions(draft.retrieval.vector, limit=3):
+        if sim < FAQ_NEAR:
+            break
+        theirs = {m.slug for m in draft.retriever.terms.find(question.text)
+                  if draft.corpus.pages[m.slug].kind == "glossary"}
+        if theirs - draft.terms - {question.slug} or draft.terms - theirs - {question.slug}:
+            continue
+        if not _same_kind(draft.shape.intent, classify(question.text).intent):
+            continue
+        words = residual_words(question.text, draft.retriever)
+        shared = bool(words & draft.words) or (not words and not draft.words)
+        if not (sim >= FAQ_SAME and (shared or sim >= FAQ_CERTAIN)) and not (
+                shared and (words & draft.words)):
+            continue
+        sentences = tuple(sorted((s for s in draft.retriever.sentences
+                                  if s.chunk_id == question.chunk_id), key=lambda s: s.position))
+        if sentences:
+            index = int(question.chunk_id.rsplit("::", 1)[-1])
+            return FAQMatch(question.slug, index, question.text, sim, sentences)
+    return None
+
+
+def _same_kind(asked: Intent, faq: Intent) -> bool:
+    # A yes/no question needs an FAQ that answers yes or no; a "why" needs a "why".
+    for strict in (Intent.YES_NO, Intent.CAUSE):
+        if (asked is strict) != (faq is strict):
+            return False
+    return True
+
+
+_STOP_WORDS = frozenset("""a an and are as at be but by can could do does did for from how i if
+in into is it its me my of on or our so than that the their them then there these they this
+to was we what whats when where which who why will with you your vs versus about explain tell
+please pls simply simple terms really actually just even still also any anyone anything one
+use used using work works working need needs get got would should thing things kind sort mean
+means meaning called exactly""".split())
+
+
+def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
+    """Return the content words of a question outside the terms it names, crudely stemmed."""
+    lowered = text.lower()
+    for match in retriever.terms.find(text):
+        lowered = lowered.replace(match.said, " ")
+    words = {w.rstrip("s")[:5] for w in _TOKEN.findall(lowered)
+             if w not in _STOP_WORDS and len(w) > 1}
+    return frozenset(w for w in words if w)
+
+
+def names_any(text: str, corpus: Corpus, slugs: set[str]) -> bool:
+    """Return True if a text names every one of the given pages' terms."""
+    return all(names_page(text, corpus.get(s)) for s in slugs)
+
+
+def compose_answer(draft: Draft) -> Answer:
+    """Answer from the corpus, leading with the sentence that answers what was asked."""
+    cites = CitationList(draft.corpus, draft.site_url)
+    intent = draft.shape.intent
     quoted: list[Chunk] = []
-    lead_page = corpus.get(subject) if subject else None
-    if lead_page is not None:
-        lead = lead_sentence(lead_page, retriever)
+    faq = faq_match(draft) if intent is not Intent.DEFINITION or not draft.subject else None
+    gap = ""
+    if faq is not None:
+        quoted.extend(s for s in faq.sentences[:2] if stands_alone(s.text) or s is faq.sentences[0])
+    pool = candidates(draft)
+    if not quoted:
+        lead = LEADS[intent](draft, pool)
         if lead is not None:
-            n = cites.cite(lead.slug, lead.section, lead.text)
-            parts.append(f"{lead.text} [{n}]")
             quoted.append(lead)
-    limit = MAX_EXTRA_SENTENCES if parts else MAX_EXTRA_SENTENCES + 1
-    pages = None
-    if lead_page is not None:
-        others = [h.slug for h in retrieval.hits if h.slug != lead_page.slug][:2]
-        pages = [lead_page.slug, *others]
-    chosen = supporting_sentences(retrieval, retriever, subject, quoted, limit, pages)
-    for sentence, _sim in chosen:
+    if intent is Intent.YES_NO and not (faq is not None and faq.polar):
+        # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
+        polar = [c for c in pool if _POLAR.match(c.sentence.text) and c.similarity >= FAQ_NEAR]
+        if polar and faq is None:
+            quoted[:1] = [polar[0].sentence]
+        elif not polar:
+            gap = "yes/no question the corpus does not settle"
+    limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
+    room = max(0, 4 - len(quoted))
+    extra = _supporting(draft, pool, quoted, min(limit, room))
+    parts = []
+    for sentence in quoted + extra:
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
         parts.append(f"{sentence.text} [{n}]")
-    confidence = max([s for _, s in chosen], default=retrieval.best_similarity)
-    main = subject or (retrieval.hits[0].slug if retrieval.hits else None)
-    return Answer(text=" ".join(parts), citations=cites.build(), retrieved=retrieval.slugs,
-                  kind="answer", subject=main, confidence=confidence,
-                  suggestions=follow_ups(corpus, main))
+    if not parts:
+        return Answer(text="", retrieved=draft.retrieval.slugs, kind="answer")
+    main = quoted[0].slug if quoted else (draft.subject or draft.retrieval.slugs[0])
+    pointer = draft.corpus.pages[main]
+    n = cites.cite(pointer.slug, "Summary")
+    text = " ".join(parts) + f"\n\n{templates()['answer']['more']}: {pointer.title} [{n}]"
+    sims = [c.similarity for c in pool if c.sentence in quoted]
+    confidence = max(sims + [faq.similarity if faq else 0.0], default=0.0) or \
+        draft.retrieval.best_similarity
+    return Answer(text=text, citations=cites.build(), retrieved=draft.retrieval.slugs,
+                  kind="answer", subject=draft.subject or main, confidence=confidence,
+                  suggestions=follow_ups(draft.corpus, draft.subject or main),
+                  intent=intent.value, gap=gap, faq=f"{faq.slug}#{faq.index}" if faq else "")
 
 
-def compose_comparison(slugs: list[str], retrieval: Retrieval, retriever: Retriever,
-                       corpus: Corpus, site_url: str = "") -> Answer:
-    """Answer "X vs Y": both definitions, a side-by-side from their facts, the lesson if any."""
+def _supporting(draft: Draft, pool: list[Candidate], quoted: list[Chunk], limit: int
+                ) -> list[Chunk]:
+    """Up to `limit` more sentences close to the question and to the lead, without repeats."""
+    if limit <= 0 or not pool:
+        return []
+    lead_slug = quoted[0].slug if quoted else draft.subject
+    best = pool[0].score
+    chosen: list[Chunk] = []
+    taken = list(quoted)
+    for c in pool:
+        if len(chosen) >= limit or c.score < best - SENTENCE_WINDOW:
+            break
+        if c.similarity < SENTENCE_FLOOR or c.sentence in taken:
+            continue
+        if any(_repeats(draft.retriever, c.sentence, t) for t in taken):
+            continue
+        chosen.append(c.sentence)
+        taken.append(c.sentence)
+    order = {slug: i for i, slug in enumerate(draft.focus)}
+    chosen.sort(key=lambda s: (s.slug != lead_slug, order.get(s.slug, 99), s.position))
+    return chosen
+
+
+def compose_comparison(draft: Draft) -> Answer:
+    """Answer "X vs Y": the sentence that compares them (or the FAQ that asks it), both
+    definitions, a side-by-side from their facts, and the lesson if there is one."""
     t = templates()["comparison"]
-    cites = CitationList(corpus, site_url)
+    cites = CitationList(draft.corpus, draft.site_url)
     parts: list[str] = []
     quoted: list[Chunk] = []
-    pages = [corpus.pages[s] for s in slugs[:2]]
-    for page in pages:
-        lead = lead_sentence(page, retriever)
+    pages = [draft.corpus.pages[s] for s in draft.compare[:2]]
+    faq = faq_match(draft)
+    pool = candidates(draft)
+    if faq is not None:
+        quoted.append(faq.sentences[0])
+    else:
+        lead = lead_comparison(draft, pool)
         if lead is not None:
-            n = cites.cite(page.slug, lead.section, lead.text)
-            parts.append(f"{lead.text} [{n}]")
             quoted.append(lead)
-    chosen = supporting_sentences(retrieval, retriever, None, quoted, limit=2,
-                                  pages=[p.slug for p in pages])
-    for sentence, _sim in chosen:
+    for page in pages:
+        lead = lead_sentence(page, draft.retriever)
+        if lead is not None and not any(_repeats(draft.retriever, lead, q) for q in quoted):
+            quoted.append(lead)
+    for sentence in quoted[:3]:
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
         parts.append(f"{sentence.text} [{n}]")
     text = " ".join(parts)
@@ -195,14 +567,18 @@ def compose_comparison(slugs: list[str], retrieval: Retrieval, retriever: Retrie
             table.append(f"| {FACT_LABELS[key]} | {_cell(pages[0].facts.get(key, '-'))} | "
                          f"{_cell(pages[1].facts.get(key, '-'))} |")
         text += f"\n\n{t['table_intro']} {marks}:\n\n" + "\n".join(table)
-    lesson = covering_lesson(corpus, [p.slug for p in pages])
+    lesson = covering_lesson(draft.corpus, [p.slug for p in pages])
     if lesson is not None:
         n = cites.cite(lesson.slug, "Summary", lesson.summary)
         text += f"\n\n{t['lesson'].format(title=lesson.title)} [{n}]."
+    retrieval = draft.retrieval
     return Answer(text=text, citations=cites.build(), retrieved=retrieval.slugs,
                   kind="comparison", subject=pages[0].slug,
                   confidence=max(retrieval.best_similarity, 0.5),
-                  suggestions=follow_ups(corpus, lesson.slug if lesson else pages[0].slug))
+                  suggestions=follow_ups(draft.corpus, lesson.slug if lesson else pages[0].slug),
+                  intent=draft.shape.intent.value, faq=f"{faq.slug}#{faq.index}" if faq else "",
+                  gap="yes/no question the corpus does not settle"
+                  if draft.shape.intent is Intent.YES_NO and not (faq and faq.polar) else "")
 
 
 def covering_lesson(corpus: Corpus, slugs: list[str]) -> Page | None:

@@ -24,7 +24,7 @@ FAQ_RANGE = (2, 8)
 BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
 FAQ_SECTION = "FAQ"
 #: Bumped when chunking changes, so that every page is re-embedded once.
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -83,13 +83,15 @@ class Chunk:
     url: str
     section: str
     text: str
-    unit: str = "chunk"  # "chunk" or "sentence"
+    unit: str = "chunk"  # "chunk", "sentence" or "question" (an FAQ question)
     chunk_id: str = ""  # for sentences: the chunk they belong to
     position: int = 0  # order of the sentence within its page
 
     @property
     def embed_text(self) -> str:
         """Text given to the embedding model: the title anchors short passages to the term."""
+        if self.unit == "question":
+            return self.text
         return f"{self.title}. {self.text}" if self.unit == "sentence" else (
             f"{self.title} ({self.section}): {self.text}")
 
@@ -239,6 +241,9 @@ def chunk_page(page: Page) -> list[Chunk]:
         cid = f"{page.slug}::faq::{i}"
         text = f"{item.q} {item.a}"
         chunks.append(Chunk(id=cid, section=FAQ_SECTION, text=text, **common))
+        # The question alone, so a visitor's wording can be matched to it (FAQ match first).
+        chunks.append(Chunk(id=f"{cid}::q", section=FAQ_SECTION, text=item.q, unit="question",
+                            chunk_id=cid, position=i, **common))
         for j, sentence in enumerate(split_sentences(item.a)):
             chunks.append(Chunk(id=f"{cid}::s{j}", section=FAQ_SECTION, text=sentence,
                                 unit="sentence", chunk_id=cid, position=1000 + position, **common))

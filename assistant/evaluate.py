@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from .answer import Answer
+from .text import dangling_reason, split_sentences, strip_markers
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_GOLDEN = REPO / "evals" / "golden.jsonl"
 THRESHOLDS = REPO / "evals" / "thresholds.toml"
 REPORT = REPO / "evals" / "REPORT.md"
 METRICS = ("hit_at_1", "hit_at_5", "mrr", "cited_expected", "tool_accuracy", "number_accuracy",
-           "refusal_accuracy", "false_refusals", "latency_ms_p50", "latency_ms_p95")
+           "refusal_accuracy", "false_refusals", "nugget_recall", "answer_first",
+           "yes_no_accuracy", "dangling", "latency_ms_p50", "latency_ms_p95")
 
 _NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")
 
@@ -36,6 +38,9 @@ class Expect:
     tool: str | None = None
     numbers: tuple[float, ...] = ()
     refuse: bool = False
+    #: key facts, each a tuple of acceptable phrasings matched case-insensitively
+    nuggets: tuple[tuple[str, ...], ...] = ()
+    yes_no: str | None = None  # "yes" or "no": the word a right answer opens with
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,9 @@ def load_golden(path: Path) -> list[GoldenItem]:
                 page=raw.get("page"),
                 expect=Expect(sources=tuple(exp.get("sources") or ()), tool=exp.get("tool"),
                               numbers=tuple(float(n) for n in exp.get("numbers") or ()),
-                              refuse=bool(exp.get("refuse", False))))
+                              refuse=bool(exp.get("refuse", False)),
+                              nuggets=_nuggets(exp.get("nuggets")),
+                              yes_no=_yes_no(exp.get("yes_no"))))
         except (ValueError, KeyError, TypeError) as exc:
             raise GoldenError(f"{path}:{no}: {exc.__class__.__name__}: {exc}") from exc
         if item.id in seen:
@@ -101,12 +108,65 @@ def number_present(expected: float, found: list[float]) -> bool:
     return any(abs(x - expected) <= tolerance for x in found)
 
 
+def _nuggets(raw: Any) -> tuple[tuple[str, ...], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(f, list) and f and all(
+            isinstance(p, str) and p.strip() for p in f) for f in raw):
+        raise ValueError("nuggets must be a list of non-empty lists of phrasings")
+    return tuple(tuple(p.strip().lower() for p in fact) for fact in raw)
+
+
+def _yes_no(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if raw not in ("yes", "no"):
+        raise ValueError(f"yes_no must be 'yes' or 'no', not {raw!r}")
+    return raw
+
+
+def first_sentence(text: str) -> str:
+    """Return the first sentence of an answer, without citation markers."""
+    first = strip_markers(text).strip().split("\n\n", 1)[0]
+    parts = split_sentences(first) or [first]
+    return parts[0]
+
+
+def nugget_hits(nuggets: Any, text: str) -> list[bool]:
+    """Return, per key fact, whether any of its phrasings occurs in the text."""
+    lowered = strip_markers(text).lower()
+    return [any(p.lower() in lowered for p in fact) for fact in nuggets]
+
+
+def opens_with(text: str) -> str | None:
+    """Return "yes", "no" or "depends" when an answer opens with that word, else None."""
+    match = re.match(r"\W*(yes|no|it\s+depends)\b", strip_markers(text), re.I)
+    if not match:
+        return None
+    word = match.group(1).lower()
+    return "depends" if word.startswith("it") else word
+
+
+def dangling_quotes(answer: Answer) -> list[str]:
+    """Return the quoted sentences of an answer that cannot stand alone."""
+    out = []
+    for citation in answer.citations:
+        for sentence in split_sentences(citation.passage):
+            if dangling_reason(sentence):
+                out.append(sentence)
+    return out
+
+
 def answer_row(item: GoldenItem, answer: Answer, latency_ms: float) -> dict[str, Any]:
     """Return the JSONL record of one answered golden question."""
     return {"id": item.id, "question": item.question, "page": item.page,
             "expect": {"sources": list(item.expect.sources), "tool": item.expect.tool,
-                       "numbers": list(item.expect.numbers), "refuse": item.expect.refuse},
+                       "numbers": list(item.expect.numbers), "refuse": item.expect.refuse,
+                       "nuggets": [list(f) for f in item.expect.nuggets],
+                       "yes_no": item.expect.yes_no},
             "answer": answer.text, "kind": answer.kind, "refused": answer.refused,
+            "intent": answer.intent, "faq": answer.faq, "gap": answer.gap,
+            "dangling": dangling_quotes(answer),
             "retrieved": list(answer.retrieved),
             "cited": [c.slug for c in answer.citations],
             "tool_calls": [{"name": t.name, "args": t.args, "result": t.result}
@@ -146,9 +206,48 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "refusal_accuracy": share(sum(1 for r in rows
                                       if r["refused"] == r["expect"]["refuse"]), len(rows)),
         "false_refusals": sum(1 for r in in_scope if r["refused"]),
+        **answer_metrics(rows),
         "latency_ms_p50": round(statistics.median(latencies), 2) if latencies else 0.0,
         "latency_ms_p95": round(_percentile(latencies, 95), 2) if latencies else 0.0,
     }
+
+
+def answer_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Score what a visitor reads: key facts present, facts first, yes/no, dangling quotes."""
+    with_nuggets = [r for r in rows if r["expect"].get("nuggets")]
+    facts = found = first = 0
+    for r in with_nuggets:
+        hits = nugget_hits(r["expect"]["nuggets"], r["answer"])
+        facts += len(hits)
+        found += sum(hits)
+        first += any(nugget_hits(r["expect"]["nuggets"], first_sentence(r["answer"])))
+    polar = [r for r in rows if r["expect"].get("yes_no")]
+    right = sum(1 for r in polar if opens_with(r["answer"]) == r["expect"]["yes_no"])
+    return {
+        "nugget_recall": round(found / facts, 4) if facts else 1.0,
+        "answer_first": round(first / len(with_nuggets), 4) if with_nuggets else 1.0,
+        "yes_no_accuracy": round(right / len(polar), 4) if polar else 1.0,
+        "dangling": sum(1 for r in rows if r.get("dangling")),
+    }
+
+
+def answer_misses(r: dict[str, Any]) -> list[str]:
+    """Say what a visitor would miss in one answered row (facts, facts first, yes/no)."""
+    reasons = []
+    nuggets = r["expect"].get("nuggets") or []
+    if nuggets:
+        hits = nugget_hits(nuggets, r["answer"])
+        missing = [f[0] for f, hit in zip(nuggets, hits, strict=True) if not hit]
+        if missing:
+            reasons.append(f"key facts missing: {missing}")
+        elif not any(nugget_hits(nuggets, first_sentence(r["answer"]))):
+            reasons.append("first sentence holds no key fact")
+    if r["expect"].get("yes_no") and opens_with(r["answer"]) != r["expect"]["yes_no"]:
+        reasons.append(f"should open with {r['expect']['yes_no']!r}, opens with "
+                       f"{opens_with(r['answer'])!r}")
+    if r.get("dangling"):
+        reasons.append(f"quotes a sentence that cannot stand alone: {r['dangling'][0][:60]!r}")
+    return reasons
 
 
 def failures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -169,6 +268,7 @@ def failures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             reasons.append(f"numbers missing: {missing}")
         if r["refused"] != exp["refuse"]:
             reasons.append("refused" if r["refused"] else "answered but should refuse")
+        reasons += answer_misses(r)
         if reasons:
             out.append({**r, "reasons": reasons})
     return out
@@ -250,7 +350,7 @@ def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPO
     lines += ["", f"## Questions the hybrid default misses ({len(fails)})", ""]
     if not fails:
         lines.append("None.")
-    for r in fails[:25]:
+    for r in fails:
         lines.append(f"- `{r['id']}` {r['question']!r}: {'; '.join(r['reasons'])}; "
                      f"expected {r['expect']['sources']}, retrieved {r['retrieved'][:3]}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from .answer import Answer, Citation, ToolCall
-from .compose import CitationList
+from .compose import CitationList, templates
 from .verify import Verifier, complete_prefix, flatten_numbers, numbers_in
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ class LLMAnswerer:
                 self.bound = self.model
         return self.bound
 
-    def stream(self, question: str, history: list[Any], retrieval: Any
+    def stream(self, question: str, history: list[Any], retrieval: Any, intent: str = ""
                ) -> Iterator[str | Answer]:
         """Yield verified sentences, then the Answer; raise LLMFailed to fall back."""
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
@@ -109,7 +109,10 @@ class LLMAnswerer:
             for p in hit.passages[:PASSAGES_PER_PAGE]:
                 passages.add(p.chunk.slug, p.chunk.section, p.chunk.text)
         titles = {p.slug: p.title for p in self.corpus}
-        system = self.template.format(canary=self.canary, passages=passages.render(titles))
+        rules = templates()["intent_rules"]
+        rule = rules.get(intent, rules["general"])
+        system = self.template.format(canary=self.canary, passages=passages.render(titles),
+                                      intent_rule=rule)
         messages: list[Any] = [SystemMessage(system)]
         for m in history:
             messages.append(HumanMessage(m.content) if m.role == "user" else AIMessage(m.content))
@@ -162,7 +165,7 @@ class LLMAnswerer:
                                                 tool_call_id=call.get("id") or call["name"]))
                 # The model's next turn gets the passages a search added.
                 messages[0] = SystemMessage(self.template.format(
-                    canary=self.canary, passages=passages.render(titles)))
+                    canary=self.canary, passages=passages.render(titles), intent_rule=rule))
                 continue
             if buffer.strip().startswith("OUT_OF_SCOPE") and not shown:
                 raise LLMFailed("OUT_OF_SCOPE")

@@ -204,6 +204,7 @@ class Retriever:
         units, matrix = self.index.snapshot()
         chunks = [u for u in units if u.unit == "chunk"]
         sentence_rows = [i for i, u in enumerate(units) if u.unit == "sentence"]
+        question_rows = [i for i, u in enumerate(units) if u.unit == "question"]
         tokenizer = Tokenizer(stopwords="en", stemmer=None)
         ids = tokenizer.tokenize([f"{c.title} {c.text}" for c in chunks], return_as="ids",
                                  show_progress=False)
@@ -216,6 +217,9 @@ class Retriever:
             self.sentences = [units[i] for i in sentence_rows]
             self.sentence_row = {u.id: row for row, u in enumerate(self.sentences)}
             self.sentence_matrix = matrix[sentence_rows] if sentence_rows else np.zeros((0, 1))
+            self.questions = [units[i] for i in question_rows]
+            self.question_matrix = (matrix[question_rows] if question_rows
+                                    else np.zeros((0, matrix.shape[1] if matrix.ndim == 2 else 1)))
             self.tokenizer = tokenizer
             self.bm25 = bm25
             self.terms = TermMatcher(self.corpus, vocabulary)
@@ -340,6 +344,17 @@ class Retriever:
             return []
         sims = self.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
         return [(self.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
+
+
+    def faq_questions(self, vector: Any, limit: int = 5) -> list[tuple[Chunk, float]]:
+        """Return the FAQ questions nearest in meaning to the question vector, best first."""
+        import numpy as np
+
+        if not len(self.questions):
+            return []
+        sims = self.question_matrix @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-sims)[:limit]
+        return [(self.questions[int(i)], float(sims[int(i)])) for i in order]
 
 
 class HybridRetriever(BaseRetriever):

@@ -34,7 +34,7 @@ LOW_CONFIDENCE = 0.45
 #: rapidfuzz token_set_ratio (0-100) at which two gap questions count as the same question.
 SIMILAR_WORDING = 82
 SALT_FILE = ".ip-salt"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -52,7 +52,9 @@ CREATE TABLE IF NOT EXISTS questions (
     citations   TEXT NOT NULL DEFAULT '[]',
     tools       TEXT NOT NULL DEFAULT '[]',
     total_ms    REAL NOT NULL DEFAULT 0,
-    timings     TEXT NOT NULL DEFAULT '{}'
+    timings     TEXT NOT NULL DEFAULT '{}',
+    intent      TEXT NOT NULL DEFAULT '',
+    gap         TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS questions_created ON questions(created);
 CREATE INDEX IF NOT EXISTS questions_subject ON questions(subject);
@@ -65,6 +67,14 @@ CREATE TABLE IF NOT EXISTS feedback (
     updated     TEXT NOT NULL
 );
 """
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a log written by an older version up to this schema (columns only added)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(questions)")}
+    for column in ("intent", "gap"):
+        if column not in have:
+            conn.execute(f"ALTER TABLE questions ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
 
 # -- rows the console shows ------------------------------------------------------------------
@@ -156,6 +166,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
             conn.executescript(_SCHEMA)
+            _migrate(conn)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._conn = conn
         return self._conn
@@ -235,12 +246,13 @@ class Store:
             with self._write() as conn:
                 cursor = conn.execute(
                     "INSERT INTO questions (created, session, ip_hash, page, question, answer, "
-                    "kind, refused, confidence, subject, citations, tools, total_ms, timings) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "kind, refused, confidence, subject, citations, tools, total_ms, timings, "
+                    "intent, gap) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (_now(), session or "", ip_hash, page or "", str(question), answer.text,
                      answer.kind, int(answer.refused), float(answer.confidence),
                      answer.subject or "", citations, tools,
-                     float(answer.timings_ms.get("total", 0.0)), json.dumps(timings)))
+                     float(answer.timings_ms.get("total", 0.0)), json.dumps(timings),
+                     answer.intent, answer.gap))
                 return int(cursor.lastrowid)
         except Exception:  # logging must never break answering
             log.exception("could not log a question to %s", self.path)
@@ -302,7 +314,8 @@ class Store:
         """
         rows = self._read(
             "SELECT question, kind, confidence, created FROM questions "
-            "WHERE kind != 'message' AND (refused = 1 OR kind = 'clarify' OR confidence < ?) "
+            "WHERE kind != 'message' AND (refused = 1 OR kind = 'clarify' OR confidence < ? "
+            "OR gap != '') "
             "ORDER BY id DESC LIMIT ?", (threshold, scan))
         return group_gaps([(r["question"], r["kind"], r["confidence"], r["created"])
                            for r in rows], similarity)[:limit]

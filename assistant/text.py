@@ -61,6 +61,7 @@ _LEANING_OPENING = re.compile(
     r"in\s+addition|in\s+that\s+case|in\s+this\s+case|in\s+contrast|by\s+contrast|"
     r"as\s+a\s+result|for\s+that\s+reason|on\s+top\s+of\s+that|that\s+way|"
     r"the\s+same|the\s+former|the\s+latter|the\s+result|the\s+rest|the\s+other|"
+    r"the\s+(?:job|run|quote|example|total|difference|saving|bill|answer)|"
     r"it|this|that|these|those|they|its|their|he|she|them)(?=[\s,;])",
     re.I)
 #: A changed scenario ("The job now costs ...") or a pointer to text around the sentence.

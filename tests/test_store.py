@@ -221,3 +221,34 @@ def test_the_salt_is_made_once_even_by_racing_stores(tmp_path):
         t.join()
     assert len(hashes) == 8 and len(set(hashes)) == 1
     assert [p.name for p in path.parent.iterdir()] == [SALT_FILE]  # no temp files left
+
+
+def test_an_unsettled_yes_no_answer_is_a_gap_even_when_confident(store):
+    settled = _answer(confidence=0.9)
+    unsettled = _answer(confidence=0.9)
+    unsettled.intent, unsettled.gap = "yes_no", "yes/no question the corpus does not settle"
+    store.log("does nvlink do X?", unsettled)
+    store.log("what is nvlink?", settled)
+    assert [g.question for g in store.gaps()] == ["does nvlink do X?"]
+
+
+def test_a_log_from_the_previous_schema_gains_the_new_columns(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE questions (id INTEGER PRIMARY KEY, created TEXT NOT NULL, "
+                 "session TEXT NOT NULL DEFAULT '', ip_hash TEXT NOT NULL DEFAULT '', "
+                 "page TEXT NOT NULL DEFAULT '', question TEXT NOT NULL, answer TEXT NOT NULL, "
+                 "kind TEXT NOT NULL, refused INTEGER NOT NULL DEFAULT 0, confidence REAL NOT "
+                 "NULL DEFAULT 0, subject TEXT NOT NULL DEFAULT '', citations TEXT NOT NULL "
+                 "DEFAULT '[]', tools TEXT NOT NULL DEFAULT '[]', total_ms REAL NOT NULL "
+                 "DEFAULT 0, timings TEXT NOT NULL DEFAULT '{}')")
+    conn.execute("INSERT INTO questions (created, question, answer, kind) VALUES "
+                 "('2026-01-01T00:00:00', 'old q', 'old a', 'answer')")
+    conn.commit()
+    conn.close()
+    s = Store(path)
+    try:
+        assert s.log("new q", _answer()) is not None
+        assert {r.question for r in s.recent()} == {"old q", "new q"}
+    finally:
+        s.close()

@@ -1,0 +1,147 @@
+"""What kind of question a visitor asked, so that the answer can lead with what was asked.
+
+`classify()` reads the wording only (no model, no corpus): it is cheap, deterministic and
+the same in extractive and LLM mode. The composer keeps a table from `Intent` to a lead
+picker (compose.py), so a new intent is one enum member, one rule here and one table entry.
+
+Example:
+    >>> classify("does nccl work over roce?").intent
+    <Intent.YES_NO: 'yes_no'>
+    >>> classify("how fast is an xdr port").units
+    ('bandwidth',)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Intent(StrEnum):
+    """The kinds of question the composer answers differently."""
+
+    DEFINITION = "definition"  # what is X
+    YES_NO = "yes_no"  # does / is / can / should X ...
+    QUANTITY = "quantity"  # how fast / how many / which port / what bandwidth
+    CAUSE = "cause"  # why
+    MECHANISM = "mechanism"  # how does X work
+    COMPARISON = "comparison"  # X vs Y, difference between
+    CHOICE = "choice"  # which should I buy / use
+    PROCEDURE = "procedure"  # how do I configure / set up
+    COST = "cost"  # how much does X cost, is X expensive (no numbers to calculate)
+    GENERAL = "general"  # anything else: the best-matching sentences
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The intent of a question and what its answer must contain."""
+
+    intent: Intent
+    units: tuple[str, ...] = ()  # kinds of quantity asked for (see UNIT_PATTERNS)
+    negated: bool = False  # "isn't", "doesn't": a yes/no question asked the other way round
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+_AUX = (r"(is|are|was|were|does|do|did|can|could|should|shall|will|would|must|may|might|"
+        r"has|have|had|isn't|aren't|doesn't|don't|can't|won't|shouldn't)")
+_YES_NO = _rx(rf"^(and\s+|so\s+|but\s+|ok(ay)?,?\s+)?{_AUX}\b(?!\s+(?:you\s+)?(?:tell|explain|"
+              r"describe|show|give|list|compare|walk)\b)")
+_YES_NO_TAIL = _rx(r"\b(right|correct|true|yes or no)\s*\??\s*$")
+_NEGATED = _rx(r"^\w+n't\b|^\w+\s+\w+\s+not\b")
+_WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"
+           r"reason|what\s+causes|what\s+makes)\b")
+_PROCEDURE = _rx(r"\bhow\s+(do|can|should|would)\s+(i|we|you|one)\s+(configure|set\s*up|setup|"
+                 r"enable|install|tune|check|verify|test|debug|troubleshoot|fix|build|wire|cable|"
+                 r"deploy|measure|monitor|turn\s+on|make|get|use|run|estimate|calculate|size|"
+                 r"plan|pick|choose|reduce|avoid|improve)\b|\b(steps?\s+to|guide\s+to|checklist\s+"
+                 r"for|how\s+to)\s+\w+|^(configure|set\s*up|enable|tune|troubleshoot)\b")
+_CHOICE = _rx(r"\b(which|what)\b.{0,40}\b(should|would\s+you|do\s+you\s+recommend|is\s+(the\s+)?"
+              r"best|is\s+better|to\s+(buy|choose|pick|use))\b|\b(should\s+i|should\s+we)\s+"
+              r"(use|buy|choose|pick|go\s+with|get)\b.{0,60}\bor\b|\brecommend\w*\b|"
+              r"\b(best|right)\s+(choice|option)\b")
+_COMPARE = _rx(r"\b(vs\.?|versus|compared?\s+(to|with)|comparison|differen(ce|t)\s+(between|"
+               r"from)|differ\w*|same\s+(thing\s+)?as|better\s+than|faster\s+than|cheaper\s+than|"
+               r"slower\s+than)\b")
+_MECHANISM = _rx(r"\bhow\s+(does|do|is|are)\b(?!.{0,30}\b(cost|much|many|fast|long|big|far|"
+                 r"slow|quick)\b)|\bhow\s+\w+\s+works?\b|\bmechanism\b|\bunder\s+the\s+hood\b|"
+                 r"\bwhat\s+happens\s+(when|if)\b")
+_COST = _rx(r"\b(cost|costs|costly|price|prices|pricing|expensive|cheap|cheaper|budget|spend|"
+            r"dollars?|\$|capex|opex|per\s+gpu-?hour|afford)\b")
+_DEFINITION = _rx(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|definition|"
+                  r"meaning\s+of|explain|tell\s+me\s+about|what\s+does\s+\S+(\s+\S+)?\s+(mean|"
+                  r"stand\s+for))\b|\b(mean|means|stand\s+for)\s*\??\s*$|\bexplained\b|"
+                  r"^\W*[\w-]+(\s+[\w-]+){0,2}\s*\?*\s*$")
+
+#: Quantities a question can ask for, and how each is written in a sentence that answers it.
+UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "bandwidth": (_rx(r"\b(bandwidth|how\s+fast|speed|throughput|gb/?s|tb/?s|gbps|tbps|data\s+"
+                      r"rate|line\s+rate|how\s+quick)\b"),
+                  _rx(r"\d\s*(gb/s|gbps|tb/s|tbps|gbit|gigabits?|terabits?|gt/s|gbe\b)|"
+                      r"\d+\s*(gb|tb)e\b")),
+    "latency": (_rx(r"\b(latency|latencies|delay|round[\s-]?trip|how\s+long\s+does\s+a\s+hop)\b"),
+                _rx(r"(\d|\b(one|two|a\s+few|few|single-digit|sub-?))[\s-]*(µs|us\b|"
+                    r"microseconds?|ns\b|nanoseconds?|ms\b|milliseconds?)")),
+    "time": (_rx(r"\bhow\s+long\b(?!\s+(can|is|are|may)\b)|\b(duration|how\s+much\s+time)\b"),
+             _rx(r"\d\s*(seconds?|s\b|ms\b|µs|minutes?|hours?|days?|weeks?)")),
+    "port": (_rx(r"\b(which|what)\s+(udp\s+|tcp\s+)?port\b|\bport\s+number\b"),
+             _rx(r"\bport\s+\d{2,5}\b|\b\d{4}\b")),
+    "count": (_rx(r"\bhow\s+many\b|\bnumber\s+of\b"), _rx(r"\b\d[\d,]*\b|\b(one|two|three|four|"
+                                                         r"five|six|eight|sixteen)\b")),
+    "power": (_rx(r"\b(power|watts?|kw|how\s+much\s+energy|electricity)\b"),
+              _rx(r"\d\s*(w\b|watts?|kw\b|kilowatts?|kwh|mw\b|megawatts?)")),
+    "size": (_rx(r"\b(mtu|how\s+big|size|bytes?|how\s+much\s+memory|capacity)\b"),
+             _rx(r"\d\s*(bytes?|kb\b|mb\b|gb\b|tb\b|kib|mib|gib)|\b\d{3,5}\b")),
+    "distance": (_rx(r"\b(reach|how\s+far|distance|how\s+long\s+(can|is|are|may)\b|length)\b"),
+                 _rx(r"\d\s*(m\b|meters?|metres?|km\b|kilometers?)")),
+    "money": (_rx(r"\bhow\s+much\s+(does|do|did|would|will|is)\b.{0,40}\bcost|\bprice\s+of\b|"
+                  r"\bhow\s+much\s+(money|\$)"),
+              _rx(r"\$\s?\d|\b\d[\d,.]*\s*(dollars|usd)\b|\bpercent\b|%")),
+    "ratio": (_rx(r"\b(how\s+much\s+(faster|slower|more|less|higher|lower)|what\s+share|what\s+"
+                  r"percent(age)?|what\s+fraction|ratio)\b"),
+              _rx(r"\d\s*(×|x\b|times|percent|%)|\b(twice|half|double)\b")),
+}
+_QUANTITY = _rx(r"\bhow\s+(fast|many|much|long|big|far|quick|large|small|high|low)\b|\b(which|"
+                r"what)\s+(udp\s+|tcp\s+)?(port|speed|bandwidth|latency|mtu|size|rate|"
+                r"generation|version)\b|\bwhat\s+is\s+the\s+(bandwidth|latency|speed|throughput|"
+                r"mtu|reach|power|size|port)\b|\b(bandwidth|latency|throughput|speed|mtu)\s+of\b")
+
+
+def asked_units(question: str) -> tuple[str, ...]:
+    """Return the kinds of quantity a question asks for ("bandwidth", "count", ...)."""
+    return tuple(name for name, (asks, _) in UNIT_PATTERNS.items() if asks.search(question))
+
+
+def has_unit(sentence: str, units: tuple[str, ...]) -> bool:
+    """Return True if a sentence states a number in one of the asked kinds of quantity."""
+    return any(UNIT_PATTERNS[u][1].search(sentence) for u in units if u in UNIT_PATTERNS)
+
+
+def classify(question: str, comparing: bool = False) -> Shape:
+    """Decide what kind of question this is; `comparing` when two terms are compared."""
+    q = " ".join(question.strip().split())
+    units = asked_units(q)
+    if _PROCEDURE.search(q) and not _YES_NO.search(q):
+        return Shape(Intent.PROCEDURE, units)
+    if _WHY.search(q):
+        return Shape(Intent.CAUSE, units)
+    if _CHOICE.search(q):
+        return Shape(Intent.CHOICE, units)
+    if _YES_NO.search(q) or _YES_NO_TAIL.search(q):
+        return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
+    if comparing or _COMPARE.search(q):
+        return Shape(Intent.COMPARISON, units)
+    if _QUANTITY.search(q) and units and set(units) != {"money"}:
+        return Shape(Intent.QUANTITY, units)
+    if _COST.search(q) or "money" in units:
+        return Shape(Intent.COST, units)
+    if _MECHANISM.search(q):
+        return Shape(Intent.MECHANISM, units)
+    if _QUANTITY.search(q) and units:
+        return Shape(Intent.QUANTITY, units)
+    if _DEFINITION.search(q):
+        return Shape(Intent.DEFINITION, units)
+    return Shape(Intent.GENERAL, units)

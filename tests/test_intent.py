@@ -1,0 +1,50 @@
+"""Question intents: the wording decides how the answer leads (no model needed)."""
+
+import pytest
+
+from assistant.intent import Intent, asked_units, classify, has_unit
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("what is rdma", Intent.DEFINITION),
+    ("whats nvlnk", Intent.DEFINITION),
+    ("rdma explained simply pls", Intent.DEFINITION),
+    ("nvlink", Intent.DEFINITION),
+    ("does ib need pfc?", Intent.YES_NO),
+    ("can i run rocev2 without a lossless fabric", Intent.YES_NO),
+    ("Should every GPU server have a DPU?", Intent.YES_NO),
+    ("sharp works on ethernet too, right?", Intent.YES_NO),
+    ("how fast is an xdr port", Intent.QUANTITY),
+    ("how many gpus share one nvlink domain in a gb300 rack", Intent.QUANTITY),
+    ("what port number is rocev2", Intent.QUANTITY),
+    ("why is nvlink faster than the network", Intent.CAUSE),
+    ("how come all-reduce stalls when one link drops packets", Intent.CAUSE),
+    ("how does adaptive routing work", Intent.MECHANISM),
+    ("roce v1 vs v2", Intent.COMPARISON),
+    ("what's the difference between ecn and pfc", Intent.COMPARISON),
+    ("which fabric should we buy for 1,000 gpus", Intent.CHOICE),
+    ("how do i set up dcqcn on connectx cards", Intent.PROCEDURE),
+    ("how much does an infiniband fabric cost", Intent.COST),
+    ("how does the network change what a training run costs", Intent.COST),
+])
+def test_intent_of_visitor_wording(question, intent):
+    assert classify(question).intent is intent
+
+
+def test_two_terms_compared_make_a_comparison_unless_asked_yes_or_no():
+    assert classify("infiniband and roce", comparing=True).intent is Intent.COMPARISON
+    assert classify("is roce as fast as infiniband", comparing=True).intent is Intent.YES_NO
+
+
+def test_units_asked_and_units_stated():
+    assert asked_units("what bandwidth does a cx7 have") == ("bandwidth",)
+    assert "latency" in asked_units("typical latency of an ib switch hop?")
+    assert has_unit("NDR InfiniBand runs at 400 Gb/s per port.", ("bandwidth",))
+    assert has_unit("RDMA delivers latency of one to a few microseconds.", ("latency",))
+    assert not has_unit("InfiniBand is a lossless network.", ("bandwidth", "latency"))
+    assert has_unit("RoCE v2 uses UDP destination port 4791.", ("port",))
+
+
+def test_classify_never_raises_on_odd_input():
+    for text in ["", "   ", "???", "a" * 5000, "\u202e\u0000 is it", "¿Qué es RDMA?"]:
+        assert isinstance(classify(text).intent, Intent)
