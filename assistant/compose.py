@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .answer import Answer, Citation
 from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page
 from .intent import Intent, Shape, classify, has_unit
+from .polarity import opening, reading, without_opening
 from .text import stands_alone
 
 if TYPE_CHECKING:
@@ -147,6 +148,8 @@ def supporting_sentences(retrieval: Retrieval, retriever: Retriever, lead_slug: 
 FAQ_CERTAIN = 0.93
 FAQ_SAME = 0.80
 FAQ_NEAR = 0.70
+#: Share of content words (Jaccard) two questions must share below FAQ_SAME.
+FAQ_OVERLAP = 0.34
 #: How much a sentence's fit to the intent weighs against its similarity to the question.
 INTENT_BONUS = 0.12
 _POLAR = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
@@ -186,8 +189,8 @@ class Draft:
         """Glossary pages the question names (or, for "is it ...?", the subject)."""
         named = {m.slug for m in self.retriever.terms.find(self.question)
                  if self.corpus.pages[m.slug].kind == "glossary"}
-        if not named and self.subject:
-            named = {self.subject}
+        if self.subject and self.corpus.pages[self.subject].kind == "glossary":
+            named.add(self.subject)  # "does it work on RoCE too?" is still about SHARP
         return frozenset(named)
 
     @cached_property
@@ -249,21 +252,28 @@ def names_page(sentence: str, page: Page | None) -> bool:
     return page is not None and bool(_names(page).search(sentence))
 
 
-def coverage(draft: Draft, sentence: Chunk) -> float:
-    """Share of the question's terms and content words that a sentence names (0..1)."""
-    parts = []
+def coverage_parts(draft: Draft, text: str) -> tuple[float, float]:
+    """Shares (0..1) of the question's terms and of its content words that a text names;
+    1.0 for a part the question does not have."""
+    terms = words = 1.0
     if draft.terms:
         pages = [draft.corpus.pages[s] for s in draft.terms]
-        parts.append(sum(names_page(sentence.text, p) for p in pages) / len(pages))
+        terms = sum(names_page(text, p) for p in pages) / len(pages)
     if draft.words:
-        stems = {w.rstrip("s")[:5] for w in _TOKEN.findall(sentence.text.lower())}
-        parts.append(len(draft.words & stems) / len(draft.words))
-    return sum(parts) / len(parts) if parts else 0.0
+        stems = {stem(w) for w in _TOKEN.findall(text.lower())}
+        words = len(draft.words & stems) / len(draft.words)
+    return terms, words
+
+
+def coverage(draft: Draft, text: str) -> float:
+    """How much of the question a text names: the mean of the two shares."""
+    return sum(coverage_parts(draft, text)) / 2
 
 
 def _best(draft: Draft, pool: list[Candidate], fit) -> Candidate | None:
     """Return the candidate with the best similarity plus intent fit (fit returns 0..1)."""
-    scored = [(c.score + INTENT_BONUS * fit(c) + COVERAGE_BONUS * coverage(draft, c.sentence), c)
+    scored = [(c.score + INTENT_BONUS * fit(c)
+               + COVERAGE_BONUS * coverage(draft, c.sentence.text), c)
               for c in pool if c.similarity >= SENTENCE_FLOOR]
     return max(scored, key=lambda t: t[0])[1] if scored else None
 
@@ -366,6 +376,29 @@ def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     return best.sentence if best else None
 
 
+#: A sentence must be at least this close to a yes/no question to settle it.
+SETTLE_FLOOR = 0.5
+
+
+def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
+    """Find the quoted sentence that says yes or no to the question (polarity.py)."""
+    if not draft.words and len(draft.terms) < 2:
+        return None  # "do I need one?": no claim beyond the subject to say yes or no to
+
+    ranked = sorted((c for c in pool if c.similarity >= SETTLE_FLOOR),
+                    key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
+                    reverse=True)
+    for rank, c in enumerate(ranked[:8]):
+        # The sentence must name the question's terms; a clause of it, the claim's words.
+        if coverage_parts(draft, c.sentence.text)[0] < 0.66:
+            continue
+        word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
+                       draft.shape.negated, closest=rank < 3)
+        if word is not None:
+            return word, c.sentence
+    return None
+
+
 def lead_yes_no(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     """A yes/no question not settled by an FAQ: the best sentence, marked unsettled later."""
     return lead_general(draft, pool)
@@ -413,7 +446,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
 
     Embeddings of short questions are dominated by the term they name ("how does DCQCN
     work" is 0.89 from "what does DCQCN stand for"), so closeness in meaning must agree
-    with the wording: the same terms, the same kind of question, and a shared content word.
+    with the wording: the same terms, the same kind of question, and shared content words.
     """
     for question, sim in draft.retriever.faq_questions(draft.retrieval.vector, limit=3):
         if sim < FAQ_NEAR:
@@ -425,9 +458,10 @@ def faq_match(draft: Draft) -> FAQMatch | None:
         if not _same_kind(draft.shape.intent, classify(question.text).intent):
             continue
         words = residual_words(question.text, draft.retriever)
-        shared = bool(words & draft.words) or (not words and not draft.words)
-        if not (sim >= FAQ_SAME and (shared or sim >= FAQ_CERTAIN)) and not (
-                shared and (words & draft.words)):
+        union = words | draft.words
+        overlap = len(words & draft.words) / len(union) if union else 1.0
+        if not (sim >= FAQ_CERTAIN or (sim >= FAQ_SAME and overlap >= 0.2)
+                or overlap >= FAQ_OVERLAP):
             continue
         sentences = tuple(sorted((s for s in draft.retriever.sentences
                                   if s.chunk_id == question.chunk_id), key=lambda s: s.position))
@@ -450,7 +484,18 @@ in into is it its me my of on or our so than that the their them then there thes
 to was we what whats when where which who why will with you your vs versus about explain tell
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
-means meaning called exactly""".split())
+means meaning called exactly like too even ever anyway again""".split())
+#: Words visitors and the corpus use for the same thing, reduced to one stem.
+_SAME_AS = {"nic": "adapt", "card": "adapt", "hca": "adapt", "node": "serve", "machi": "serve",
+            "box": "serve", "host": "serve", "msg": "messa", "datac": "data", "dc": "data",
+            "big": "large", "huge": "large", "fast": "speed", "quick": "speed", "slow": "speed",
+            "cheap": "cost", "expen": "cost", "price": "cost", "pay": "cost", "backu": "stand"}
+
+
+def stem(word: str) -> str:
+    """Crude stem for matching words across a question and a sentence."""
+    short = word.lower().rstrip("s")[:5]
+    return _SAME_AS.get(short, short)
 
 
 def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
@@ -458,8 +503,7 @@ def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
     lowered = text.lower()
     for match in retriever.terms.find(text):
         lowered = lowered.replace(match.said, " ")
-    words = {w.rstrip("s")[:5] for w in _TOKEN.findall(lowered)
-             if w not in _STOP_WORDS and len(w) > 1}
+    words = {stem(w) for w in _TOKEN.findall(lowered) if w not in _STOP_WORDS and len(w) > 1}
     return frozenset(w for w in words if w)
 
 
@@ -482,20 +526,25 @@ def compose_answer(draft: Draft) -> Answer:
         lead = LEADS[intent](draft, pool)
         if lead is not None:
             quoted.append(lead)
+    verdict = ""
     if intent is Intent.YES_NO and not (faq is not None and faq.polar):
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
-        polar = [c for c in pool if _POLAR.match(c.sentence.text) and c.similarity >= FAQ_NEAR]
-        if polar and faq is None:
-            quoted[:1] = [polar[0].sentence]
-        elif not polar:
+        settled = settle(draft, pool)
+        if settled is not None:
+            verdict, sentence = settled
+            quoted[:1] = [sentence]
+        else:
             gap = "yes/no question the corpus does not settle"
     limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
     room = max(0, 4 - len(quoted))
     extra = _supporting(draft, pool, quoted, min(limit, room))
     parts = []
-    for sentence in quoted + extra:
+    for i, sentence in enumerate(quoted + extra):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
-        parts.append(f"{sentence.text} [{n}]")
+        text = opening(verdict, sentence.text) if i == 0 else sentence.text
+        if intent is not Intent.YES_NO:
+            text = without_opening(text)  # "nvlink bandwidth on h100" asked no yes/no
+        parts.append(f"{text} [{n}]")
     if not parts:
         return Answer(text="", retrieved=draft.retrieval.slugs, kind="answer")
     main = quoted[0].slug if quoted else (draft.subject or draft.retrieval.slugs[0])
@@ -544,7 +593,14 @@ def compose_comparison(draft: Draft) -> Answer:
     pages = [draft.corpus.pages[s] for s in draft.compare[:2]]
     faq = faq_match(draft)
     pool = candidates(draft)
-    if faq is not None:
+    verdict = ""
+    settled = None
+    if draft.shape.intent is Intent.YES_NO and not (faq is not None and faq.polar):
+        settled = settle(draft, pool)
+    if settled is not None:
+        verdict, sentence = settled
+        quoted.append(sentence)
+    elif faq is not None:
         quoted.append(faq.sentences[0])
     else:
         lead = lead_comparison(draft, pool)
@@ -554,9 +610,12 @@ def compose_comparison(draft: Draft) -> Answer:
         lead = lead_sentence(page, draft.retriever)
         if lead is not None and not any(_repeats(draft.retriever, lead, q) for q in quoted):
             quoted.append(lead)
-    for sentence in quoted[:3]:
+    for i, sentence in enumerate(quoted[:3]):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
-        parts.append(f"{sentence.text} [{n}]")
+        text = opening(verdict, sentence.text) if i == 0 else sentence.text
+        if draft.shape.intent is not Intent.YES_NO:
+            text = without_opening(text)
+        parts.append(f"{text} [{n}]")
     text = " ".join(parts)
     rows = [k for k in FACT_KEYS if any(k in p.facts for p in pages)]
     if len(pages) == 2 and rows and all(p.facts for p in pages):
@@ -578,7 +637,8 @@ def compose_comparison(draft: Draft) -> Answer:
                   suggestions=follow_ups(draft.corpus, lesson.slug if lesson else pages[0].slug),
                   intent=draft.shape.intent.value, faq=f"{faq.slug}#{faq.index}" if faq else "",
                   gap="yes/no question the corpus does not settle"
-                  if draft.shape.intent is Intent.YES_NO and not (faq and faq.polar) else "")
+                  if draft.shape.intent is Intent.YES_NO and not (faq and faq.polar)
+                  and settled is None else "")
 
 
 def covering_lesson(corpus: Corpus, slugs: list[str]) -> Page | None:
