@@ -99,7 +99,7 @@ def _repeats(retriever: Retriever, a: Chunk, b: Chunk) -> bool:
 
 def lead_sentence(page: Page, retriever: Retriever) -> Chunk | None:
     """Return the sentence that answers "what is X?" for a page: its definition's first."""
-    sentences = [s for s in retriever.sentences if s.slug == page.slug]
+    sentences = retriever.sentences_of_page(page.slug)
     for section in ("Definition", "Summary"):
         found = [s for s in sentences if s.section == section]
         if found:
@@ -463,8 +463,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
         if not (sim >= FAQ_CERTAIN or (sim >= FAQ_SAME and overlap >= 0.2)
                 or overlap >= FAQ_OVERLAP):
             continue
-        sentences = tuple(sorted((s for s in draft.retriever.sentences
-                                  if s.chunk_id == question.chunk_id), key=lambda s: s.position))
+        sentences = tuple(draft.retriever.sentences_of_chunk(question.chunk_id))
         if sentences:
             index = int(question.chunk_id.rsplit("::", 1)[-1])
             return FAQMatch(question.slug, index, question.text, sim, sentences)

@@ -26,6 +26,8 @@ EXACT_LIFT = 3.0 / RRF_K  # a named term outranks any fused score
 FUZZY_LIFT = 3.0 / RRF_K  # a typo names a term as surely as the spelling does
 SUBJECT_LIFT = 2.0 / RRF_K  # the term the conversation is about
 PAGE_LIFT = 1.5 / RRF_K  # the page the visitor is reading
+FAQ_ASKED = 0.80  # a page whose own FAQ asks the question this closely ...
+FAQ_LIFT = 2.5 / RRF_K  # ... is lifted like the page being read
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
@@ -177,6 +179,78 @@ class TermMatcher:
         return best[0] if best else None
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything a query reads, built together from one index snapshot and never mutated."""
+
+    chunks: list[Chunk]
+    chunk_by_id: dict[str, Chunk]
+    sentences: list[Chunk]
+    sentence_row: dict[str, int]
+    sentence_matrix: Any
+    rows_by_chunk: dict[str, tuple[int, ...]]
+    rows_by_slug: dict[str, tuple[int, ...]]
+    questions: list[Chunk]
+    question_matrix: Any
+    tokenizer: Any
+    bm25: Any
+    terms: TermMatcher
+    built_at: float | None
+
+    @classmethod
+    def build(cls, index: Index, corpus: Corpus) -> _Snapshot:
+        import bm25s
+        import numpy as np
+        from bm25s.tokenization import Tokenizer
+
+        manifest = index.check_ready()
+        units, matrix = index.snapshot()
+        width = matrix.shape[1] if matrix.ndim == 2 else 1
+        chunks = [u for u in units if u.unit == "chunk"]
+        sentence_rows = [i for i, u in enumerate(units) if u.unit == "sentence"]
+        question_rows = [i for i, u in enumerate(units) if u.unit == "question"]
+        sentences = [units[i] for i in sentence_rows]
+        by_chunk: dict[str, list[int]] = defaultdict(list)
+        by_slug: dict[str, list[int]] = defaultdict(list)
+        for row, sentence in enumerate(sentences):
+            by_chunk[sentence.chunk_id].append(row)
+            by_slug[sentence.slug].append(row)
+        tokenizer = Tokenizer(stopwords="en", stemmer=None)
+        ids = tokenizer.tokenize([f"{c.title} {c.text}" for c in chunks], return_as="ids",
+                                 show_progress=False)
+        bm25 = bm25s.BM25()
+        bm25.index(ids, show_progress=False)
+        vocabulary = {w for c in chunks for w in _WORD.findall(c.text.lower())}
+        return cls(
+            chunks=chunks, chunk_by_id={c.id: c for c in chunks}, sentences=sentences,
+            sentence_row={u.id: row for row, u in enumerate(sentences)},
+            sentence_matrix=matrix[sentence_rows] if sentence_rows else np.zeros((0, width)),
+            rows_by_chunk={k: tuple(sorted(v, key=lambda r: sentences[r].position))
+                           for k, v in by_chunk.items()},
+            rows_by_slug={k: tuple(v) for k, v in by_slug.items()},
+            questions=[units[i] for i in question_rows],
+            question_matrix=matrix[question_rows] if question_rows else np.zeros((0, width)),
+            tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary),
+            built_at=manifest.built_at)
+
+    def chunk_similarity(self, chunk_id: str, qv: np.ndarray) -> float:
+        rows = self.rows_by_chunk.get(chunk_id)
+        return float((self.sentence_matrix[list(rows)] @ qv).max()) if rows else 0.0
+
+    def pages_asking(self, qv: np.ndarray, threshold: float) -> set[str]:
+        """Return the pages with an FAQ question at least `threshold` close to the query."""
+        if not len(self.questions):
+            return set()
+        sims = self.question_matrix @ qv
+        return {self.questions[int(i)].slug for i in (sims >= threshold).nonzero()[0]}
+
+    def page_passages(self, slug: str, qv: np.ndarray) -> list[Passage]:
+        scored = [Passage(c, 0.0, self.chunk_similarity(c.id, qv))
+                  for c in self.chunks if c.slug == slug]
+        scored.sort(key=lambda p: p.similarity, reverse=True)
+        return scored[:4]
+
+
 class Retriever:
     """Ranks corpus pages for a question; built once, refreshed when the index changes.
 
@@ -190,40 +264,45 @@ class Retriever:
         self.index = index
         self.corpus = corpus
         self.mode = mode
-        self._lock = threading.Lock()
-        self._built_at: float | None = None
+        self._lock = threading.Lock()  # one refresh at a time; readers never wait
+        self._snap: _Snapshot | None = None
         self.refresh()
 
     def refresh(self) -> None:
-        """Reload the sentence vectors and rebuild BM25 from what the index holds."""
-        import bm25s
-        import numpy as np
-        from bm25s.tokenization import Tokenizer
+        """Reload the sentence vectors and rebuild BM25 from what the index holds.
 
-        manifest = self.index.check_ready()
-        units, matrix = self.index.snapshot()
-        chunks = [u for u in units if u.unit == "chunk"]
-        sentence_rows = [i for i, u in enumerate(units) if u.unit == "sentence"]
-        question_rows = [i for i, u in enumerate(units) if u.unit == "question"]
-        tokenizer = Tokenizer(stopwords="en", stemmer=None)
-        ids = tokenizer.tokenize([f"{c.title} {c.text}" for c in chunks], return_as="ids",
-                                 show_progress=False)
-        bm25 = bm25s.BM25()
-        bm25.index(ids, show_progress=False)
-        vocabulary = {w for c in chunks for w in _WORD.findall(c.text.lower())}
+        Everything a query reads is built aside and swapped in with one assignment, so a
+        question asked during a re-ingest sees the old snapshot or the new one, never a mix.
+        """
         with self._lock:
-            self.chunks = chunks
-            self.chunk_by_id = {c.id: c for c in chunks}
-            self.sentences = [units[i] for i in sentence_rows]
-            self.sentence_row = {u.id: row for row, u in enumerate(self.sentences)}
-            self.sentence_matrix = matrix[sentence_rows] if sentence_rows else np.zeros((0, 1))
-            self.questions = [units[i] for i in question_rows]
-            self.question_matrix = (matrix[question_rows] if question_rows
-                                    else np.zeros((0, matrix.shape[1] if matrix.ndim == 2 else 1)))
-            self.tokenizer = tokenizer
-            self.bm25 = bm25
-            self.terms = TermMatcher(self.corpus, vocabulary)
-            self._built_at = manifest.built_at
+            self._snap = _Snapshot.build(self.index, self.corpus)
+
+    # What a query reads, always from one snapshot.
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self._snap.chunks
+
+    @property
+    def sentences(self) -> list[Chunk]:
+        return self._snap.sentences
+
+    @property
+    def terms(self) -> TermMatcher:
+        return self._snap.terms
+
+    @property
+    def _built_at(self) -> float | None:
+        return self._snap.built_at if self._snap else None
+
+    def sentences_of_chunk(self, chunk_id: str) -> list[Chunk]:
+        """Return the sentences of one passage, in page order."""
+        snap = self._snap
+        return [snap.sentences[i] for i in snap.rows_by_chunk.get(chunk_id, ())]
+
+    def sentences_of_page(self, slug: str) -> list[Chunk]:
+        """Return every sentence of one page, in index order."""
+        snap = self._snap
+        return [snap.sentences[i] for i in snap.rows_by_slug.get(slug, ())]
 
     def maybe_refresh(self) -> bool:
         """Refresh if another process re-ingested since we loaded; return whether we did."""
@@ -235,14 +314,15 @@ class Retriever:
 
     # -- the lists -------------------------------------------------------------------------
 
-    def _bm25(self, query: str) -> list[tuple[Chunk, float]]:
-        q = self.tokenizer.tokenize([query], update_vocab=False, return_as="ids",
+    @staticmethod
+    def _bm25(snap: _Snapshot, query: str) -> list[tuple[Chunk, float]]:
+        q = snap.tokenizer.tokenize([query], update_vocab=False, return_as="ids",
                                     show_progress=False)
         if not q or not any(q[0]):
             return []
-        k = min(DEPTH, len(self.chunks))
-        docs, scores = self.bm25.retrieve(q, k=k, show_progress=False, n_threads=1)
-        return [(self.chunks[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
+        k = min(DEPTH, len(snap.chunks))
+        docs, scores = snap.bm25.retrieve(q, k=k, show_progress=False, n_threads=1)
+        return [(snap.chunks[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
                 if s > 0]
 
     def _dense(self, vector: list[float]) -> list[tuple[Chunk, float]]:
@@ -255,6 +335,7 @@ class Retriever:
         """Rank pages for a question; `subjects` are slugs the conversation is about."""
         import numpy as np
 
+        snap = self._snap
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         if vector is None:
@@ -264,8 +345,8 @@ class Retriever:
         dense = self._dense(vector) if self.mode in ("hybrid", "dense") else []
         timings["dense"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
-        sparse = self._bm25(query) if self.mode in ("hybrid", "bm25") else []
-        terms = self.terms.find(query) if self.mode == "hybrid" else []
+        sparse = self._bm25(snap, query) if self.mode in ("hybrid", "bm25") else []
+        terms = snap.terms.find(query) if self.mode == "hybrid" else []
         timings["sparse"] = (time.perf_counter() - t2) * 1000
 
         fused: dict[str, float] = defaultdict(float)
@@ -278,10 +359,10 @@ class Retriever:
         qv = np.asarray(vector, dtype=np.float32)
         by_page: dict[str, list[Passage]] = defaultdict(list)
         for cid, score in fused.items():
-            chunk = self.chunk_by_id.get(cid) or next(c for c, _ in dense if c.id == cid)
+            chunk = snap.chunk_by_id.get(cid) or next(c for c, _ in dense if c.id == cid)
             sim = similarity.get(cid)
             if sim is None:
-                sim = self._chunk_similarity(chunk, qv)
+                sim = snap.chunk_similarity(chunk.id, qv)
             by_page[chunk.slug].append(Passage(chunk, score, sim))
         lifts: dict[str, float] = defaultdict(float)
         for term in terms:
@@ -290,12 +371,15 @@ class Retriever:
             lifts[slug] = max(lifts[slug], SUBJECT_LIFT)
         if page and self.mode == "hybrid":
             lifts[page] += PAGE_LIFT
+        if self.mode == "hybrid":
+            for slug in snap.pages_asking(qv, FAQ_ASKED):
+                lifts[slug] += FAQ_LIFT
         # A lifted page that neither list found starts from the weakest candidate's score.
         floor = min(fused.values(), default=0.0)
         for slug in lifts:
             if slug not in by_page and slug in self.corpus.pages:
                 by_page[slug] = [Passage(p.chunk, floor, p.similarity)
-                                 for p in self._page_passages(slug, qv)]
+                                 for p in snap.page_passages(slug, qv)]
         hits = []
         for slug, passages in by_page.items():
             meta = self.corpus.get(slug)
@@ -315,46 +399,35 @@ class Retriever:
         return Retrieval(query=query, hits=hits[:k], terms=terms, vector=vector,
                          best_similarity=best, timings_ms=timings)
 
-    def _chunk_similarity(self, chunk: Chunk, qv: np.ndarray) -> float:
-        rows = [i for i, s in enumerate(self.sentences) if s.chunk_id == chunk.id]
-        if not rows:
-            return 0.0
-        return float((self.sentence_matrix[rows] @ qv).max())
-
-    def _page_passages(self, slug: str, qv: np.ndarray) -> list[Passage]:
-        chunks = [c for c in self.chunks if c.slug == slug]
-        scored = [Passage(c, 0.0, self._chunk_similarity(c, qv)) for c in chunks]
-        scored.sort(key=lambda p: p.similarity, reverse=True)
-        return scored[:4]
-
     def sentence_similarity(self, a: Chunk, b: Chunk) -> float:
         """Return the cosine similarity of two indexed sentences."""
-        ra, rb = self.sentence_row.get(a.id), self.sentence_row.get(b.id)
+        snap = self._snap
+        ra, rb = snap.sentence_row.get(a.id), snap.sentence_row.get(b.id)
         if ra is None or rb is None:
             return 0.0
-        return float(self.sentence_matrix[ra] @ self.sentence_matrix[rb])
+        return float(snap.sentence_matrix[ra] @ snap.sentence_matrix[rb])
 
     def sentences_for(self, slugs: list[str], vector: Any) -> list[tuple[Chunk, float]]:
         """Score every sentence of the given pages against the question vector."""
         import numpy as np
 
-        wanted = set(slugs)
-        rows = [i for i, s in enumerate(self.sentences) if s.slug in wanted]
+        snap = self._snap
+        rows = [i for slug in dict.fromkeys(slugs) for i in snap.rows_by_slug.get(slug, ())]
         if not rows:
             return []
-        sims = self.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
-        return [(self.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
-
+        sims = snap.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
+        return [(snap.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
 
     def faq_questions(self, vector: Any, limit: int = 5) -> list[tuple[Chunk, float]]:
         """Return the FAQ questions nearest in meaning to the question vector, best first."""
         import numpy as np
 
-        if not len(self.questions):
+        snap = self._snap
+        if not len(snap.questions):
             return []
-        sims = self.question_matrix @ np.asarray(vector, dtype=np.float32)
+        sims = snap.question_matrix @ np.asarray(vector, dtype=np.float32)
         order = np.argsort(-sims)[:limit]
-        return [(self.questions[int(i)], float(sims[int(i)])) for i in order]
+        return [(snap.questions[int(i)], float(sims[int(i)])) for i in order]
 
 
 class HybridRetriever(BaseRetriever):

@@ -48,8 +48,12 @@ def _write(root: Path, slug: str, text: str, kind: str = "glossary") -> Path:
     return path
 
 
-def _page(slug="alpha", aliases="[Alpha-1]", related="[]", faq=None, sections=None,
-          words=200, extra="", pronoun=False):
+SOURCES = ("sources:\n  - title: Alpha specification\n    publisher: Alpha Consortium\n"
+           "    year: 2025\n")
+
+
+def _page(slug="alpha", aliases="[Alpha-1]", related="[partner]", faq=None, sections=None,
+          words=200, extra="", pronoun=False, sources=SOURCES):
     faq = faq if faq is not None else [("What is alpha?", "Alpha is a test term."),
                                        ("Why alpha?", "Alpha exists for tests.")]
     faq_yaml = "\n".join(f"  - q: {q}\n    a: {a}" for q, a in faq)
@@ -57,14 +61,17 @@ def _page(slug="alpha", aliases="[Alpha-1]", related="[]", faq=None, sections=No
     filler = " ".join(["Alpha carries packets between servers."] * (words // 5))
     body = "\n\n".join(f"## {s}\n{filler if i == 0 else 'Alpha is fine here.'}"
                        for i, s in enumerate(sections))
-    if pronoun:
-        body += "\n\nIt breaks the rule."
+    if pronoun:  # in the first section: "Related terms" (last) is never quoted
+        body = body.replace("## Definition\n", "## Definition\nIt breaks the rule. ", 1)
     return (f"---\ntitle: {slug.title()}\nslug: {slug}\nkind: glossary\nurl: /glossary/{slug}\n"
             f"summary: {slug.title()} is a test term.\naliases: {aliases}\ntags: [test]\n"
-            f"related: {related}\nupdated: 2026-11-22\nfaq:\n{faq_yaml}\n{extra}---\n{body}\n")
+            f"related: {related}\nupdated: 2026-11-22\nfaq:\n{faq_yaml}\n{sources}{extra}---\n"
+            f"{body}\n")
 
 
 def _problems(tmp_path, **pages):
+    """Check the given pages; a partner page links to "alpha" so that it is no orphan."""
+    pages.setdefault("partner", _page("partner", aliases="[Partner-1]", related="[alpha]"))
     for slug, text in pages.items():
         _write(tmp_path, slug, text)
     return [str(p) for p in check_corpus(tmp_path)]
@@ -77,17 +84,28 @@ def test_a_good_page_has_no_problems(tmp_path):
 @pytest.mark.parametrize("page, expected", [
     (_page().replace("summary: Alpha is a test term.\n", ""), r"glossary/alpha.md: summary: missing"),
     (_page(related="[nowhere]"), r"glossary/alpha.md: related: unknown slug 'nowhere'"),
-    (_page(faq=[("Only one?", "Only one question.")]), r"alpha.md: faq: 1 questions; needs 2 to 4"),
+    (_page(faq=[("Only one?", "Only one question.")]), r"alpha.md: faq: 1 questions; needs 2 to 8"),
     (_page(sections=GLOSSARY_SECTIONS[:-1]), r"alpha.md: sections: missing Related terms"),
     (_page(words=20), r"alpha.md: body: \d+ words; at least 180"),
-    (_page(pronoun=True), r"alpha.md: sentence: starts with 'It'"),
+    (_page(pronoun=True), r"alpha.md: sentence: cannot stand alone, opens with 'It'"),
     (_page(extra="facts:\n  colour: blue\n"), r"alpha.md: facts.colour: unknown key"),
     (_page().replace("url: /glossary/alpha", "url: /learn/alpha"), r"alpha.md: url: must be"),
     (_page().replace("slug: alpha", "slug: beta"), r"alpha.md: slug: must equal the file name"),
+    (_page(sources=""), r"alpha.md: sources: missing"),
+    (_page(related="[]"), r"partner.md: related: 'alpha' does not link back"),
+    (_page().replace("Alpha is fine here.",
+                                                        "This makes the fabric faster:"),
+     r"alpha.md: sentence: cannot stand alone"),
 ])
 def test_each_problem_names_file_and_field(tmp_path, page, expected):
     problems = _problems(tmp_path, alpha=page)
     assert any(re.search(expected, p) for p in problems), problems
+
+
+def test_a_page_nothing_links_to_is_an_orphan(tmp_path):
+    problems = _problems(tmp_path, alpha=_page(), beta=_page("beta", aliases="[Beta-1]",
+                                                             related="[]"))
+    assert "glossary/beta.md: related: no page links here (orphan)" in problems, problems
 
 
 def test_duplicate_alias_across_pages_is_reported(tmp_path):
