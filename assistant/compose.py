@@ -282,9 +282,38 @@ def _subject_page(draft: Draft) -> Page | None:
     return draft.corpus.get(draft.subject) if draft.subject else None
 
 
+#: "what is X" / "what does X mean": the X asked about.
+_ASKED = re.compile(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|"
+                    r"what\s+does|what\s+do|explain|meaning\s+of)\s+(an?\s+|the\s+)?(?P<x>.+?)"
+                    r"(\s+(mean|means|stand\s+for))?\s*\??$", re.I)
+_DEFINES = re.compile(r"\b(is|are|means|refers\s+to|called|stands\s+for)\b", re.I)
+
+
+def asked_phrase(question: str) -> str:
+    """Return the X of "what is X?" (the whole question when it is not of that form)."""
+    match = _ASKED.match(" ".join(question.split()))
+    if not match:
+        return question
+    # "incast in a GPU cluster": the thing is "incast"; the rest is where it happens.
+    return re.split(r"\s+(in|on|for|with|at|inside|between|during|when)\s+", match.group("x"),
+                    maxsplit=1)[0]
+
+
 def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
-    """"What is X": the first sentence of X's definition."""
+    """"What is X": the first sentence of X's definition, when X is a glossary term; when X
+    is something a page explains without being its term ("what is a pipeline bubble", "what
+    is incast"), the sentence that says what X is."""
     page = _subject_page(draft)
+    own = residual_words(asked_phrase(draft.question), draft.retriever)
+    if own:
+        def says_what(c: Candidate) -> bool:
+            stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
+            return own <= stems and bool(_DEFINES.search(c.sentence.text))
+        defining = [c for c in pool if says_what(c)]
+        best = _best(draft, defining, lambda c: 1.0 if c.sentence.section in
+                     ("Definition", "Summary", "FAQ") else 0.0)
+        if best is not None:
+            return best.sentence
     if page is None:
         best = pool[0] if pool else None
         return best.sentence if best else None
@@ -302,6 +331,11 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     units = draft.shape.units
     things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
     with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
+    # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
+    shares = {id(c): coverage_parts(draft, c.sentence.text)[1] for c in with_unit}
+    most = max(shares.values(), default=0.0)
+    if most > 0:
+        with_unit = [c for c in with_unit if shares[id(c)] == most]
     best = _best(draft, with_unit, lambda c: float(any(names_page(c.sentence.text, p)
                                                        for p in things)))
     if best is not None and (not things or any(names_page(best.sentence.text, p)
@@ -380,6 +414,25 @@ def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
 SETTLE_FLOOR = 0.5
 
 
+#: Judgement words a yes/no question can ask about. Stemming maps "expensive" to "cost" so
+#: that retrieval finds cost sentences, but a sentence that states a cost does not say it is
+#: expensive: to answer Yes or No it must use a word of the same judgement.
+_JUDGEMENTS = (
+    (re.compile(r"\b(expensive|costly|pricey|pricy)\b", re.I),
+     re.compile(r"\b(expensive|costly|cost\s+more|premium|pricey)\b", re.I)),
+    (re.compile(r"\b(cheap|cheaper|inexpensive|affordable)\b", re.I),
+     re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost)\b", re.I)),
+    (re.compile(r"\b(fast|faster|quick|quicker)\b", re.I),
+     re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up)\b", re.I)),
+    (re.compile(r"\b(slow|slower)\b", re.I), re.compile(r"\b(slow\w*)\b", re.I)),
+)
+
+
+def _judges_alike(question: str, sentence: str) -> bool:
+    """True unless the question asks for a judgement the sentence does not make."""
+    return all(says.search(sentence) for asks, says in _JUDGEMENTS if asks.search(question))
+
+
 def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
     """Find the quoted sentence that says yes or no to the question (polarity.py)."""
     if not draft.words and len(draft.terms) < 2:
@@ -391,6 +444,8 @@ def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
     for rank, c in enumerate(ranked[:8]):
         # The sentence must name the question's terms; a clause of it, the claim's words.
         if coverage_parts(draft, c.sentence.text)[0] < 0.66:
+            continue
+        if not _judges_alike(draft.question, c.sentence.text):
             continue
         word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
                        draft.shape.negated, closest=rank < 3)

@@ -78,7 +78,7 @@ _DEFINITION = _rx(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|def
 
 #: Quantities a question can ask for, and how each is written in a sentence that answers it.
 UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "bandwidth": (_rx(r"\b(bandwidth|how\s+fast|speed|throughput|gb/?s|tb/?s|gbps|tbps|data\s+"
+    "bandwidth": (_rx(r"\b(bandwidth|bandwith|how\s+fast|speed|throughput|gb/?s|tb/?s|gbps|tbps|data\s+"
                       r"rate|line\s+rate|how\s+quick)\b"),
                   _rx(r"\d\s*(gb/s|gbps|tb/s|tbps|gbit|gigabits?|terabits?|gt/s|gbe\b)|"
                       r"\d+\s*(gb|tb)e\b")),
@@ -100,6 +100,9 @@ UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "money": (_rx(r"\bhow\s+much\s+(does|do|did|would|will|is)\b.{0,40}\bcost|\bprice\s+of\b|"
                   r"\bhow\s+much\s+(money|\$)"),
               _rx(r"\$\s?\d|\b\d[\d,.]*\s*(dollars|usd)\b|\bpercent\b|%")),
+    "value": (_rx(r"\b(what\s*(is|'s|s)|whats)\s+(a|an|the)\s+(good|typical|normal|healthy|"
+                  r"reasonable|realistic|usual|target)\b"),
+              _rx(r"\d")),
     "ratio": (_rx(r"\b(how\s+much\s+(faster|slower|more|less|higher|lower)|what\s+share|what\s+"
                   r"percent(age)?|what\s+fraction|ratio)\b"),
               _rx(r"\d\s*(×|x\b|times|percent|%)|\b(twice|half|double)\b")),
@@ -120,6 +123,15 @@ def has_unit(sentence: str, units: tuple[str, ...]) -> bool:
     return any(UNIT_PATTERNS[u][1].search(sentence) for u in units if u in UNIT_PATTERNS)
 
 
+#: A bare noun phrase naming a measure ("connectx-7 speed", "h100 nvlink bandwidth?").
+_BARE = _rx(r"^(?!(what|who|where|when|how|why|which|define|explain|tell|is|are|does|do|can|"
+            r"should)\b)[\w./:+-]+(\s+[\w./:+-]+){1,6}\s*\??$")
+#: "what is the H100's memory bandwidth": a measure asked about with "what is".
+_WHAT_MEASURE = _rx(r"^(what\s*(is|'s|s|are)|whats)\s+(the|a|an)\s+([\w.'-]+\s+){0,4}"
+                    r"(bandwidth|bandwith|latency|speed|throughput|mtu|reach|power|size|rate|"
+                    r"port|draw)\b")
+
+
 def classify(question: str, comparing: bool = False) -> Shape:
     """Decide what kind of question this is; `comparing` when two terms are compared."""
     q = " ".join(question.strip().split())
@@ -134,7 +146,9 @@ def classify(question: str, comparing: bool = False) -> Shape:
         return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
     if comparing or _COMPARE.search(q):
         return Shape(Intent.COMPARISON, units)
-    if _QUANTITY.search(q) and units and set(units) != {"money"}:
+    measured = units and set(units) != {"money"}
+    if measured and (_QUANTITY.search(q) or _BARE.match(q) or _WHAT_MEASURE.match(q)
+                     or "value" in units):
         return Shape(Intent.QUANTITY, units)
     if _COST.search(q) or "money" in units:
         return Shape(Intent.COST, units)

@@ -76,7 +76,8 @@ def test_follow_up_comparison_uses_the_previous_term(bot):
 def test_page_context_answers_about_that_page(bot):
     answer = bot.ask("is it expensive?", page="nvl72")
     assert not answer.refused
-    assert answer.citations[0].slug == "nvl72"
+    assert "NVL72" in answer.text.split("[1]")[0]  # the first sentence is about the page
+    assert "nvl72" in [c.slug for c in answer.citations]
 
 
 @pytest.mark.parametrize("question", [
