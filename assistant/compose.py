@@ -150,6 +150,8 @@ FAQ_SAME = 0.80
 FAQ_NEAR = 0.70
 #: Share of content words (Jaccard) two questions must share below FAQ_SAME.
 FAQ_OVERLAP = 0.34
+#: Two questions with the same terms and exactly the same content words match from here.
+FAQ_SAME_WORDS = 0.60
 #: How much a sentence's fit to the intent weighs against its similarity to the question.
 INTENT_BONUS = 0.12
 _POLAR = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
@@ -421,10 +423,11 @@ _JUDGEMENTS = (
     (re.compile(r"\b(expensive|costly|pricey|pricy)\b", re.I),
      re.compile(r"\b(expensive|costly|cost\s+more|premium|pricey)\b", re.I)),
     (re.compile(r"\b(cheap|cheaper|inexpensive|affordable)\b", re.I),
-     re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost)\b", re.I)),
-    (re.compile(r"\b(fast|faster|quick|quicker)\b", re.I),
-     re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up)\b", re.I)),
-    (re.compile(r"\b(slow|slower)\b", re.I), re.compile(r"\b(slow\w*)\b", re.I)),
+     re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost|(lowers?|"
+                r"reduces?|cuts?|spreads?)\s+(the\s+)?(\w+\s+)?cost)", re.I)),
+    (re.compile(r"\b(same|identical|different|differ)\b", re.I),
+     re.compile(r"\b(same|identical|different|differs?|distinct|another\s+name|unlike|"
+                r"rather\s+than|instead\s+of|confus\w*)\b", re.I)),
 )
 
 
@@ -443,12 +446,14 @@ def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
                     reverse=True)
     for rank, c in enumerate(ranked[:8]):
         # The sentence must name the question's terms; a clause of it, the claim's words.
-        if coverage_parts(draft, c.sentence.text)[0] < 0.66:
+        named = coverage_parts(draft, c.sentence.text)[0]
+        if named < 0.66:
             continue
         if not _judges_alike(draft.question, c.sentence.text):
             continue
         word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
-                       draft.shape.negated, closest=rank < 3)
+                       draft.shape.negated, closest=rank < 3,
+                       terms_carry=named == 1.0 and len(draft.terms) >= 2)
         if word is not None:
             return word, c.sentence
     return None
@@ -504,7 +509,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
     with the wording: the same terms, the same kind of question, and shared content words.
     """
     for question, sim in draft.retriever.faq_questions(draft.retrieval.vector, limit=3):
-        if sim < FAQ_NEAR:
+        if sim < FAQ_SAME_WORDS:
             break
         theirs = {m.slug for m in draft.retriever.terms.find(question.text)
                   if draft.corpus.pages[m.slug].kind == "glossary"}
@@ -515,14 +520,31 @@ def faq_match(draft: Draft) -> FAQMatch | None:
         words = residual_words(question.text, draft.retriever)
         union = words | draft.words
         overlap = len(words & draft.words) / len(union) if union else 1.0
+        # The same terms and the same words ask the same thing, even when an abbreviation
+        # ("IB") keeps the embeddings apart.
+        same_words = bool(words) and words == draft.words
         if not (sim >= FAQ_CERTAIN or (sim >= FAQ_SAME and overlap >= 0.2)
-                or overlap >= FAQ_OVERLAP):
+                or (sim >= FAQ_NEAR and overlap >= FAQ_OVERLAP)
+                or (sim >= FAQ_SAME_WORDS and same_words)):
             continue
         sentences = tuple(draft.retriever.sentences_of_chunk(question.chunk_id))
+        if sentences and _POLAR.match(sentences[0].text) and not (
+                sim >= FAQ_SAME or same_words) or not _addresses(draft, words, sentences):
+            continue  # a Yes or No borrowed from a merely related question misleads
         if sentences:
             index = int(question.chunk_id.rsplit("::", 1)[-1])
             return FAQMatch(question.slug, index, question.text, sim, sentences)
     return None
+
+
+def _addresses(draft: Draft, words: frozenset[str], sentences: tuple[Chunk, ...]) -> bool:
+    """True if every content word the visitor added to the FAQ's question is in its answer
+    ("is there an NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs")."""
+    added = draft.words - words
+    if not added:
+        return True
+    said = {stem(w) for s in sentences for w in _TOKEN.findall(s.text.lower())}
+    return added <= said
 
 
 def _same_kind(asked: Intent, faq: Intent) -> bool:
@@ -543,7 +565,8 @@ means meaning called exactly like too even ever anyway again""".split())
 _SAME_AS = {"nic": "adapt", "card": "adapt", "hca": "adapt", "node": "serve", "machi": "serve",
             "box": "serve", "host": "serve", "msg": "messa", "datac": "data", "dc": "data",
             "big": "large", "huge": "large", "fast": "speed", "quick": "speed", "slow": "speed",
-            "cheap": "cost", "expen": "cost", "price": "cost", "pay": "cost", "backu": "stand"}
+            "cheap": "cost", "expen": "cost", "price": "cost", "pay": "cost", "backu": "stand",
+            "tenan": "custo", "clien": "custo"}
 
 
 def stem(word: str) -> str:
@@ -581,12 +604,14 @@ def compose_answer(draft: Draft) -> Answer:
         if lead is not None:
             quoted.append(lead)
     verdict = ""
-    if intent is Intent.YES_NO and not (faq is not None and faq.polar):
+    answered = intent is Intent.YES_NO and faq is not None and faq.polar
+    if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
         if settled is not None:
             verdict, sentence = settled
             quoted[:1] = [sentence]
+            answered = True
         else:
             gap = "yes/no question the corpus does not settle"
     limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
@@ -595,9 +620,10 @@ def compose_answer(draft: Draft) -> Answer:
     parts = []
     for i, sentence in enumerate(quoted + extra):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
-        text = opening(verdict, sentence.text) if i == 0 else sentence.text
-        if intent is not Intent.YES_NO:
-            text = without_opening(text)  # "nvlink bandwidth on h100" asked no yes/no
+        # A Yes/No/It depends stays only where it answers this question: the first sentence
+        # of a settled answer; elsewhere it answered another question and is dropped.
+        text = (opening(verdict, sentence.text) if i == 0 and answered
+                else without_opening(sentence.text))
         parts.append(f"{text} [{n}]")
     if not parts:
         return Answer(text="", retrieved=draft.retrieval.slugs, kind="answer")
@@ -664,11 +690,12 @@ def compose_comparison(draft: Draft) -> Answer:
         lead = lead_sentence(page, draft.retriever)
         if lead is not None and not any(_repeats(draft.retriever, lead, q) for q in quoted):
             quoted.append(lead)
+    answered = draft.shape.intent is Intent.YES_NO and (
+        settled is not None or (faq is not None and faq.polar))
     for i, sentence in enumerate(quoted[:3]):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
-        text = opening(verdict, sentence.text) if i == 0 else sentence.text
-        if draft.shape.intent is not Intent.YES_NO:
-            text = without_opening(text)
+        text = (opening(verdict, sentence.text) if i == 0 and answered
+                else without_opening(sentence.text))
         parts.append(f"{text} [{n}]")
     text = " ".join(parts)
     rows = [k for k in FACT_KEYS if any(k in p.facts for p in pages)]

@@ -41,6 +41,8 @@ COVER_POLAR = 0.5
 COVER_MISTAKE = 0.3
 COVER_NEGATION = 0.5
 COVER_AFFIRM = 0.75
+#: How many words after "not", "cannot" ... a question word must appear in to be denied.
+NEGATION_REACH = 6
 
 
 def clauses(sentence: str) -> list[str]:
@@ -49,21 +51,24 @@ def clauses(sentence: str) -> list[str]:
 
 
 def reading(sentence: str, covered: Callable[[str], float], negated: bool = False,
-            closest: bool = False) -> str | None:
+            closest: bool = False, terms_carry: bool = False) -> str | None:
     """Return "Yes", "No" or "" (the sentence opens with its own Yes/No/It depends) when a
     sentence settles the question, else None. `covered(text)` is the share (0..1) of the
     question's content words a text names, or -1 when it misses one of the question's terms;
     `negated` when the question itself is asked negatively; `closest` when the sentence is
-    among the few closest to the question (a mistake named there needs no shared word)."""
+    among the few closest to the question (a mistake named there needs no shared word);
+    `terms_carry` when the sentence names two or more terms of the question, which then carry
+    the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand")."""
     if POLAR_OPENING.match(sentence):
-        return "" if covered(sentence) >= COVER_POLAR else None
+        enough = covered(sentence) >= COVER_POLAR or (closest and terms_carry)
+        return "" if enough else None
     if negated:
         return None  # "isn't X ...?": a Yes or No would be ambiguous; quote instead
     if _MISTAKE.search(sentence) and covered(sentence) >= (0.0 if closest else COVER_MISTAKE):
         return "No"
     parts = clauses(sentence) or [sentence]
     for clause in parts:
-        if _NEGATION.search(clause) and covered(clause) >= COVER_NEGATION:
+        if _denies(clause, covered) and covered(clause) >= COVER_NEGATION:
             return "No"
     if _NEGATION.search(sentence):
         return None
@@ -73,6 +78,17 @@ def reading(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     return None
 
 
+def _denies(clause: str, covered: Callable[[str], float]) -> bool:
+    """True if a negation in the clause bears on the question: a word of the question follows
+    it closely ("cannot exchange RDMA traffic"), not on something else ("without a standby
+    the fabric cannot react to link failures")."""
+    for match in _NEGATION.finditer(clause):
+        after = " ".join(clause[match.end():].split()[:NEGATION_REACH])
+        if covered(after) > 0:
+            return True
+    return False
+
+
 def opening(word: str, sentence: str) -> str:
     """Prefix a sentence with the word that answers the question ("No: A common ...")."""
     return f"{word}: {sentence}" if word else sentence
@@ -80,5 +96,6 @@ def opening(word: str, sentence: str) -> str:
 
 def without_opening(sentence: str) -> str:
     """Drop a leading Yes/No/It depends (for a question that was not yes/no)."""
-    rest = re.sub(r"^(yes|no|it\s+depends)\s*[,:;-]\s*", "", sentence, flags=re.I)
+    rest = re.sub(r"^(yes|no|it\s+depends(\s+on\s+[^,:;]{1,40})?)\s*[,:;-]\s*", "", sentence,
+                  flags=re.I)
     return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence

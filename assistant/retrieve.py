@@ -95,17 +95,22 @@ def normalise(text: str) -> str:
 class TermMatcher:
     """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
 
-    def __init__(self, corpus: Corpus, vocabulary: set[str]):
+    def __init__(self, corpus: Corpus, vocabulary: set[str], plain: frozenset[str] = frozenset()):
         # Two tables: glossary terms are matched first, so that a lesson whose title names
         # two terms ("InfiniBand vs RoCE") never swallows them; lesson keys ("training cost")
         # are matched on the words left over.
         self.tables: list[dict[str, str]] = [{}, {}]
+        self.cased: dict[str, str] = {}
         for page in sorted(corpus, key=lambda p: p.slug):
             table = self.tables[0 if page.kind == "glossary" else 1]
             for name in (page.title, page.slug.replace("-", " "), *page.aliases):
                 key = normalise(name)
                 if key and key not in _STOP:
                     table.setdefault(key, page.slug)
+                    if key in plain and name != key and name not in (key.upper(), key.title()):
+                        # "ZeRO" names a page, "zero packets" does not: an alias that is also
+                        # a plain word of the corpus prose matches only as written.
+                        self.cased[key] = name
         self.compacts = [{k.replace(" ", ""): v for k, v in t.items()} for t in self.tables]
         self.vocabulary = vocabulary
         self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
@@ -125,7 +130,10 @@ class TermMatcher:
                         if taken.intersection(span):
                             continue
                         words = [t for t, _ in tokens[i:i + size]]
-                        slug = table.get(" ".join(words)) or compact_table.get("".join(words))
+                        key = " ".join(words)
+                        slug = table.get(key) or compact_table.get("".join(words))
+                        if key in self.cased and self.cased[key] not in text:
+                            slug = None
                         if slug is not None:
                             taken.update(span)
                             found.append(TermMatch(slug, " ".join(words), " ".join(words),
@@ -221,6 +229,8 @@ class _Snapshot:
         bm25 = bm25s.BM25()
         bm25.index(ids, show_progress=False)
         vocabulary = {w for c in chunks for w in _WORD.findall(c.text.lower())}
+        plain = frozenset(w for c in chunks for w in re.findall(r"(?<![\w-])[a-z][a-z0-9]*\b",
+                                                                c.text))
         return cls(
             chunks=chunks, chunk_by_id={c.id: c for c in chunks}, sentences=sentences,
             sentence_row={u.id: row for row, u in enumerate(sentences)},
@@ -230,7 +240,7 @@ class _Snapshot:
             rows_by_slug={k: tuple(v) for k, v in by_slug.items()},
             questions=[units[i] for i in question_rows],
             question_matrix=matrix[question_rows] if question_rows else np.zeros((0, width)),
-            tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary),
+            tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary, plain),
             built_at=manifest.built_at)
 
     def chunk_similarity(self, chunk_id: str, qv: np.ndarray) -> float:
