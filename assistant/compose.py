@@ -614,6 +614,10 @@ def compose_answer(draft: Draft) -> Answer:
             answered = True
         else:
             gap = "yes/no question the corpus does not settle"
+    if len(quoted) == 1:
+        follower = next_sentence(draft, pool, quoted[0])
+        if follower is not None:
+            quoted.append(follower)
     limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
     room = max(0, 4 - len(quoted))
     extra = _supporting(draft, pool, quoted, min(limit, room))
@@ -638,6 +642,25 @@ def compose_answer(draft: Draft) -> Answer:
                   kind="answer", subject=draft.subject or main, confidence=confidence,
                   suggestions=follow_ups(draft.corpus, draft.subject or main),
                   intent=intent.value, gap=gap, faq=f"{faq.slug}#{faq.index}" if faq else "")
+
+
+#: The sentence after the lead follows it when at least this close to the question.
+FOLLOW_FLOOR = 0.30
+
+
+def next_sentence(draft: Draft, pool: list[Candidate], lead: Chunk) -> Chunk | None:
+    """The sentence after the lead in its passage, when it is quotable and on the question:
+    the lead's own explanation ("A common mistake is assuming SHARP is on." -> "SHARP needs
+    switches that support it and an aggregation manager.")."""
+    sims = {c.sentence.id: c.similarity for c in pool}
+    following = [s for s in draft.retriever.sentences_of_chunk(lead.chunk_id)
+                 if s.position > lead.position]
+    if not following:
+        return None
+    after = following[0]
+    if sims.get(after.id, 0.0) < FOLLOW_FLOOR or _repeats(draft.retriever, after, lead):
+        return None
+    return after
 
 
 def _supporting(draft: Draft, pool: list[Candidate], quoted: list[Chunk], limit: int
