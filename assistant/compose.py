@@ -288,7 +288,8 @@ def _subject_page(draft: Draft) -> Page | None:
 _ASKED = re.compile(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|"
                     r"what\s+does|what\s+do|explain|meaning\s+of)\s+(an?\s+|the\s+)?(?P<x>.+?)"
                     r"(\s+(mean|means|stand\s+for))?\s*\??$", re.I)
-_DEFINES = re.compile(r"\b(is|are|means|refers\s+to|called|stands\s+for)\b", re.I)
+_DEFINES = re.compile(r"\b(is|are|means|refers\s+to|called|stands\s+for|(appears|happens|"
+                      r"occurs)\s+when)\b", re.I)
 
 
 def asked_phrase(question: str) -> str:
@@ -299,6 +300,14 @@ def asked_phrase(question: str) -> str:
     # "incast in a GPU cluster": the thing is "incast"; the rest is where it happens.
     return re.split(r"\s+(in|on|for|with|at|inside|between|during|when)\s+", match.group("x"),
                     maxsplit=1)[0]
+
+
+def _same_phrase(a: str, b: str) -> bool:
+    """True if two "what is X" questions ask about the same X."""
+    def x(q: str) -> str:
+        return " ".join(w for w in _TOKEN.findall(asked_phrase(q).lower())
+                        if w not in ("a", "an", "the"))
+    return bool(_ASKED.match(" ".join(a.split()))) and x(a) == x(b)
 
 
 def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
@@ -537,6 +546,19 @@ def faq_match(draft: Draft) -> FAQMatch | None:
     return None
 
 
+def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:
+    """The FAQ answer's first two sentences; when the visitor asked about one part of the
+    FAQ's question ("NVLink on Blackwell" of "on H100 and on Blackwell"), the sentence that
+    names that part leads. A sentence opening with Yes or No always stays first."""
+    first = faq.sentences[0]
+    chosen = [s for s in faq.sentences[:2] if stands_alone(s.text) or s is first]
+    if len(chosen) == 2 and not _POLAR.match(first.text):
+        words = [coverage_parts(draft, s.text)[1] for s in chosen]
+        if words[1] > words[0]:
+            chosen.reverse()
+    return chosen
+
+
 def _addresses(draft: Draft, words: frozenset[str], sentences: tuple[Chunk, ...]) -> bool:
     """True if every content word the visitor added to the FAQ's question is in its answer
     ("is there an NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs")."""
@@ -594,10 +616,16 @@ def compose_answer(draft: Draft) -> Answer:
     cites = CitationList(draft.corpus, draft.site_url)
     intent = draft.shape.intent
     quoted: list[Chunk] = []
-    faq = faq_match(draft) if intent is not Intent.DEFINITION or not draft.subject else None
+    faq = faq_match(draft)
+    if faq is not None and intent is Intent.DEFINITION and draft.subject:
+        # "What is NVLink" is answered by NVLink's definition; an FAQ only when it asks the
+        # same thing ("what is a pipeline bubble") or X is not the subject's own term.
+        if not (_same_phrase(faq.question, draft.question)
+                or residual_words(asked_phrase(draft.question), draft.retriever)):
+            faq = None
     gap = ""
     if faq is not None:
-        quoted.extend(s for s in faq.sentences[:2] if stands_alone(s.text) or s is faq.sentences[0])
+        quoted.extend(faq_sentences(draft, faq))
     pool = candidates(draft)
     if not quoted:
         lead = LEADS[intent](draft, pool)
