@@ -272,11 +272,22 @@ def coverage(draft: Draft, text: str) -> float:
     return sum(coverage_parts(draft, text)) / 2
 
 
+def about_terms(draft: Draft, pool: list[Candidate]) -> list[Candidate]:
+    """The candidates about a term the question names (from its page or naming it); all of
+    them when none is: a question about TP is answered by a sentence about TP."""
+    if not draft.terms:
+        return pool
+    pages = [draft.corpus.pages[s] for s in draft.terms]
+    named = [c for c in pool if c.sentence.slug in draft.terms
+             or any(names_page(c.sentence.text, p) for p in pages)]
+    return named or pool
+
+
 def _best(draft: Draft, pool: list[Candidate], fit) -> Candidate | None:
     """Return the candidate with the best similarity plus intent fit (fit returns 0..1)."""
     scored = [(c.score + INTENT_BONUS * fit(c)
                + COVERAGE_BONUS * coverage(draft, c.sentence.text), c)
-              for c in pool if c.similarity >= SENTENCE_FLOOR]
+              for c in about_terms(draft, [c for c in pool if c.similarity >= SENTENCE_FLOOR])]
     return max(scored, key=lambda t: t[0])[1] if scored else None
 
 
@@ -328,7 +339,32 @@ def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     if page is None:
         best = pool[0] if pool else None
         return best.sentence if best else None
-    return lead_sentence(page, draft.retriever)
+    lead = lead_sentence(page, draft.retriever)
+    narrower = _narrower_name(asked_phrase(draft.question), page)
+    if narrower and lead is not None and narrower not in lead.text.lower():
+        # "what is 3D parallelism": an alias naming a part of the page's subject is answered
+        # by the sentence that says what that part is, when the page has one.
+        naming = [c for c in pool if narrower in c.sentence.text.lower()
+                  and _DEFINES.search(c.sentence.text)]
+        best = _best(draft, naming, lambda c: 0.0)
+        if best is not None:
+            return best.sentence
+    return lead
+
+
+def _narrower_name(phrase: str, page: Page) -> str:
+    """The asked name when it is an alias of the page that is more than a spelling or an
+    abbreviation of its title ("3D parallelism" of Distributed training), else ""."""
+    said = " ".join(w for w in _TOKEN.findall(phrase.lower()) if w not in ("a", "an", "the"))
+    compact = said.replace(" ", "")
+    title = re.sub(r"[^a-z0-9]", "", page.title.lower())
+    for alias in page.aliases:
+        if " ".join(_TOKEN.findall(alias.lower())) != said:
+            continue
+        if alias.isupper() or compact in title or title in compact or len(compact) < 5:
+            return ""
+        return said
+    return ""
 
 
 #: Facts-table rows that answer a quantity question, by the kind of quantity asked.
@@ -434,15 +470,40 @@ _JUDGEMENTS = (
     (re.compile(r"\b(cheap|cheaper|inexpensive|affordable)\b", re.I),
      re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost|(lowers?|"
                 r"reduces?|cuts?|spreads?)\s+(the\s+)?(\w+\s+)?cost)", re.I)),
+    (re.compile(r"\bslow(s|ing)?\s+(\w+\s+)?down\b|\b(is|are|get|gets|become|run|runs)\s+"
+                r"(\w+\s+){0,2}(slow|slower)\b", re.I),
+     re.compile(r"\b(slow\w*|throttl\w*|bottleneck\w*|limits?|congest\w*)\b", re.I)),
+    (re.compile(r"\b(make|makes|is|are|run|runs|get|gets)\s+(\w+\s+){0,3}(fast|faster|"
+                r"quicker)\b", re.I),
+     re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up|higher\s+throughput)\b", re.I)),
     (re.compile(r"\b(same|identical|different|differ)\b", re.I),
      re.compile(r"\b(same|identical|different|differs?|distinct|another\s+name|unlike|"
                 r"rather\s+than|instead\s+of|confus\w*)\b", re.I)),
 )
 
 
+_UNIVERSAL = re.compile(r"\b(all|every|each|any|always)\b", re.I)
+
+
+#: Opposites: a sentence that says "below" where the question says "above" answers another
+#: question (and its Yes or No would be the wrong way round).
+_OPPOSITES = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
+    ("above", "below"), ("more", "less|fewer"), ("higher", "lower"), ("before", "after"),
+    ("faster", "slower"), ("larger|bigger", "smaller"), ("increases?", "decreases?|reduces?"),
+    ("over", "under"), ("inside", "outside"), ("always", "never")))
+
+
 def _judges_alike(question: str, sentence: str) -> bool:
-    """True unless the question asks for a judgement the sentence does not make."""
-    return all(says.search(sentence) for asks, says in _JUDGEMENTS if asks.search(question))
+    """True unless the question asks for a judgement the sentence does not make, or the
+    sentence says the opposite word ("below" for "above")."""
+    if not all(says.search(sentence) for asks, says in _JUDGEMENTS if asks.search(question)):
+        return False
+    for a, b in _OPPOSITES:
+        for mine, other in ((a, b), (b, a)):
+            if (mine.search(question) and not other.search(question)
+                    and other.search(sentence) and not mine.search(sentence)):
+                return False
+    return True
 
 
 def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
@@ -462,7 +523,9 @@ def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
             continue
         word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
                        draft.shape.negated, closest=rank < 3,
-                       terms_carry=named == 1.0 and len(draft.terms) >= 2)
+                       universal=bool(_UNIVERSAL.search(draft.question)),
+                       terms_carry=named == 1.0 and len(draft.terms) >= 2
+                       and len(draft.words) <= 1)
         if word is not None:
             return word, c.sentence
     return None
@@ -566,7 +629,7 @@ def _addresses(draft: Draft, words: frozenset[str], sentences: tuple[Chunk, ...]
     if not added:
         return True
     said = {stem(w) for s in sentences for w in _TOKEN.findall(s.text.lower())}
-    return added <= said
+    return len(added & said) * 2 >= len(added)  # at least half of them
 
 
 def _same_kind(asked: Intent, faq: Intent) -> bool:
@@ -582,18 +645,23 @@ in into is it its me my of on or our so than that the their them then there thes
 to was we what whats when where which who why will with you your vs versus about explain tell
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
-means meaning called exactly like too even ever anyway again""".split())
+means meaning called exactly like too even ever anyway again go goes going""".split())
 #: Words visitors and the corpus use for the same thing, reduced to one stem.
 _SAME_AS = {"nic": "adapt", "card": "adapt", "hca": "adapt", "node": "serve", "machi": "serve",
             "box": "serve", "host": "serve", "msg": "messa", "datac": "data", "dc": "data",
             "big": "large", "huge": "large", "fast": "speed", "quick": "speed", "slow": "speed",
             "cheap": "cost", "expen": "cost", "price": "cost", "pay": "cost", "backu": "stand",
-            "tenan": "custo", "clien": "custo"}
+            "tenan": "custo", "clien": "custo", "norma": "stand"}
 
 
 def stem(word: str) -> str:
     """Crude stem for matching words across a question and a sentence."""
-    short = word.lower().rstrip("s")[:5]
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"  # "copies" and "copy", "supplies" and "supply"
+    if word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]  # "links" and "link", but "pass" stays "pass"
+    short = word[:5]
     return _SAME_AS.get(short, short)
 
 

@@ -50,7 +50,16 @@ _AUX = (r"(is|are|was|were|does|do|did|can|could|should|shall|will|would|must|ma
         r"has|have|had|isn't|aren't|doesn't|don't|can't|won't|shouldn't)")
 _YES_NO = _rx(rf"^(and\s+|so\s+|but\s+|ok(ay)?,?\s+)?{_AUX}\b(?!\s+(?:you\s+)?(?:tell|explain|"
               r"describe|show|give|list|compare|walk)\b)")
-_YES_NO_TAIL = _rx(r"\b(right|correct|true|yes or no)\s*\??\s*$")
+_YES_NO_TAIL = _rx(r"\b(right|correct|true|yes or no)\s*\??\s*$|\b(are|is)\s+(they|these|those|"
+                  r"the\s+two|both|it)\s+(really\s+|just\s+)?(the\s+)?(same|different|identical|"
+                  r"compatible|related|interchangeable)\b")
+#: "with GPUDirect Storage, does the CPU still copy the data?": a yes/no question after a
+#: leading phrase that sets the scene.
+_YES_NO_LATE = _rx(rf"^(so\s+)?(if|with|when|once|after|without|for|on|in|during|given)\b"
+                   rf"(?!.*\b(how|what|which|why|where|who|when)\b.*\b{_AUX}\b)\s+(?!{_AUX}\b)"
+                   rf"[^?]{{1,80}}?"
+                   rf"(,\s*|\s)(then\s+)?{_AUX}\s+(i|we|you|it|they|there|the|a|an|my|our|this|"
+                   rf"that|these|those|[\w-]+)\b")
 _NEGATED = _rx(r"^\w+n't\b|^\w+\s+\w+\s+not\b")
 _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"
            r"reason|what\s+causes|what\s+makes)\b")
@@ -142,7 +151,7 @@ def classify(question: str, comparing: bool = False) -> Shape:
         return Shape(Intent.CAUSE, units)
     if _CHOICE.search(q):
         return Shape(Intent.CHOICE, units)
-    if _YES_NO.search(q) or _YES_NO_TAIL.search(q):
+    if _YES_NO.search(q) or _YES_NO_TAIL.search(q) or _YES_NO_LATE.search(q):
         return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
     if comparing or _COMPARE.search(q):
         return Shape(Intent.COMPARISON, units)

@@ -10,6 +10,7 @@ answered with what the corpus says, and logged as a gap):
    SHARP is active on any InfiniBand fabric.") -> No.
 3. One clause of the sentence negates the claim in so many words ("an iWARP adapter ...
    cannot exchange RDMA traffic with a RoCE adapter") and covers it -> No.
+3b. The question claims "all" or "every" and a clause covering it says "only" -> No.
 4. One clause restates the claim with no negation and no hedge, covering nearly every
    content word of the question -> Yes.
 
@@ -33,6 +34,7 @@ _NEGATION = re.compile(r"\b(not|never|cannot|can't|doesn't|don't|isn't|aren't|wo
 _HEDGE = re.compile(r"\b(only|except|unless|but|although|though|while|whereas|may|might|"
                     r"sometimes|rarely|usually|often|some|most|partly|depends|if|mistake|"
                     r"instead|rather)\b", re.I)
+_ONLY = re.compile(r"\b(only|just)\b", re.I)
 _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+", re.I)
 
 #: Share of the question's content words a sentence or clause must name for each reading
@@ -51,14 +53,16 @@ def clauses(sentence: str) -> list[str]:
 
 
 def reading(sentence: str, covered: Callable[[str], float], negated: bool = False,
-            closest: bool = False, terms_carry: bool = False) -> str | None:
+            closest: bool = False, terms_carry: bool = False,
+            universal: bool = False) -> str | None:
     """Return "Yes", "No" or "" (the sentence opens with its own Yes/No/It depends) when a
     sentence settles the question, else None. `covered(text)` is the share (0..1) of the
     question's content words a text names, or -1 when it misses one of the question's terms;
     `negated` when the question itself is asked negatively; `closest` when the sentence is
     among the few closest to the question (a mistake named there needs no shared word);
     `terms_carry` when the sentence names two or more terms of the question, which then carry
-    the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand")."""
+    the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand"); `universal` when the
+    question claims "all", "every" or "any", which a clause saying "only" denies."""
     if POLAR_OPENING.match(sentence):
         enough = covered(sentence) >= COVER_POLAR or (closest and terms_carry)
         return "" if enough else None
@@ -70,6 +74,11 @@ def reading(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     for clause in parts:
         if _denies(clause, covered) and covered(clause) >= COVER_NEGATION:
             return "No"
+    if universal:
+        # "enable PFC on all priorities?" against "PFC is enabled only on the RDMA priority"
+        for clause in parts:
+            if _ONLY.search(clause) and covered(clause) >= COVER_NEGATION:
+                return "No"
     if _NEGATION.search(sentence):
         return None
     for clause in parts:

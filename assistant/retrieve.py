@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -229,8 +229,10 @@ class _Snapshot:
         bm25 = bm25s.BM25()
         bm25.index(ids, show_progress=False)
         vocabulary = {w for c in chunks for w in _WORD.findall(c.text.lower())}
-        plain = frozenset(w for c in chunks for w in re.findall(r"(?<![\w-])[a-z][a-z0-9]*\b",
-                                                                c.text))
+        # Words the prose itself writes in lower case, at least twice ("zero", not a slug).
+        counts = Counter(w for u in sentences for w in
+                         re.findall(r"(?<![\w/.-])[a-z][a-z0-9]*(?![\w/-])", u.text))
+        plain = frozenset(w for w, n in counts.items() if n >= 2)
         return cls(
             chunks=chunks, chunk_by_id={c.id: c for c in chunks}, sentences=sentences,
             sentence_row={u.id: row for row, u in enumerate(sentences)},
