@@ -615,9 +615,11 @@ def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:
     names that part leads. A sentence opening with Yes or No always stays first."""
     first = faq.sentences[0]
     chosen = [s for s in faq.sentences[:2] if stands_alone(s.text) or s is first]
-    if len(chosen) == 2 and not _POLAR.match(first.text):
-        words = [coverage_parts(draft, s.text)[1] for s in chosen]
-        if words[1] > words[0]:
+    theirs = {m.slug for m in draft.retriever.terms.find(faq.question)}
+    asked_part = (draft.words < residual_words(faq.question, draft.retriever)
+                  or bool(theirs - draft.terms - {faq.slug}))
+    if len(chosen) == 2 and asked_part and not _POLAR.match(first.text):
+        if coverage(draft, chosen[1].text) > coverage(draft, chosen[0].text):
             chosen.reverse()
     return chosen
 

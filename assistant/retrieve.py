@@ -337,6 +337,26 @@ class Retriever:
         return [(snap.chunks[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
                 if s > 0]
 
+    def spelled_out(self, query: str, terms: list[TermMatch]) -> str:
+        """The question as the embedding model should read it: an abbreviation or a typo of
+        a glossary term gets the term's title beside it ("why is TP (Tensor parallelism)
+        kept inside one node"), since MiniLM knows neither "TP" nor "nvlnk"."""
+        out, end = [], 0
+        lowered = query.lower()
+        for term in sorted(terms, key=lambda t: t.start):
+            page = self.corpus.get(term.slug)
+            if page is None or page.kind != "glossary":
+                continue
+            title = re.sub(r"\s*\([^)]*\)", "", page.title)
+            said_end = term.start + len(term.said)
+            if lowered[term.start:said_end] != term.said:
+                continue  # matched across punctuation: leave it
+            if normalise(title).replace(" ", "") in term.said.replace(" ", ""):
+                continue  # the title is already there ("RoCEv2", "GB200 NVL72")
+            out.append(query[end:said_end] + f" ({title})")
+            end = said_end
+        return "".join(out) + query[end:] if out else query
+
     def _dense(self, vector: list[float]) -> list[tuple[Chunk, float]]:
         return self.index.search_vector(vector, k=DEPTH)
 
@@ -350,15 +370,15 @@ class Retriever:
         snap = self._snap
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
+        terms = snap.terms.find(query) if self.mode == "hybrid" else []
         if vector is None:
-            vector = self.index.embed_query(query)
+            vector = self.index.embed_query(self.spelled_out(query, terms))
         timings["embed"] = (time.perf_counter() - t0) * 1000
         t1 = time.perf_counter()
         dense = self._dense(vector) if self.mode in ("hybrid", "dense") else []
         timings["dense"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
         sparse = self._bm25(snap, query) if self.mode in ("hybrid", "bm25") else []
-        terms = snap.terms.find(query) if self.mode == "hybrid" else []
         timings["sparse"] = (time.perf_counter() - t2) * 1000
 
         fused: dict[str, float] = defaultdict(float)
