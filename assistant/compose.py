@@ -94,7 +94,16 @@ def _repeats(retriever: Retriever, a: Chunk, b: Chunk) -> bool:
     if retriever.sentence_similarity(a, b) > DUPLICATE_SIMILARITY:
         return True
     wa, wb = _words(a.text), _words(b.text)
-    return bool(wa and wb) and len(wa & wb) / len(wa | wb) > 0.6
+    if bool(wa and wb) and len(wa & wb) / len(wa | wb) > 0.6:
+        return True
+    # The same figures on the same page ("400 Gb/s ... 50 GB/s" said twice in other words).
+    na, nb = _figures(a.text), _figures(b.text)
+    fewer, more = sorted((na, nb), key=len)
+    return a.slug == b.slug and len(fewer) >= 2 and fewer <= more
+
+
+def _figures(text: str) -> frozenset[str]:
+    return frozenset(n.replace(",", "") for n in re.findall(r"\d[\d,.]*\d|\d", text))
 
 
 def lead_sentence(page: Page, retriever: Retriever) -> Chunk | None:
