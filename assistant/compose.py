@@ -657,23 +657,47 @@ to was we what whats when where which who why will with you your vs versus about
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
 means meaning called exactly like too even ever anyway again go goes going""".split())
-#: Words visitors and the corpus use for the same thing, reduced to one stem.
-_SAME_AS = {"nic": "adapt", "card": "adapt", "hca": "adapt", "node": "serve", "machi": "serve",
-            "box": "serve", "host": "serve", "msg": "messa", "datac": "data", "dc": "data",
-            "big": "large", "huge": "large", "fast": "speed", "quick": "speed", "slow": "speed",
-            "cheap": "cost", "expen": "cost", "price": "cost", "pay": "cost", "backu": "stand",
-            "tenan": "custo", "clien": "custo", "norma": "stand"}
+#: Words visitors use for the corpus's own words ("NIC" where the corpus says adapter).
+SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "server",
+            "machine": "server", "box": "server", "host": "server", "msg": "message",
+            "datacenter": "data", "dc": "data", "big": "large", "huge": "large", "fast": "speed",
+            "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
+            "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
+            "client": "customer", "normal": "standard"}
+
+
+@cache
+def _synonyms() -> dict[str, str]:
+    return {_stem(k): _stem(v) for k, v in SYNONYMS.items()}
+
+
+@cache
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def _stem(word: str) -> str:
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]  # Snowball keeps "gpus" and "msgs" whole
+    short = _stemmer().stemWord(word)
+    if short.endswith(("abl", "ibl")) and len(short) > 5:
+        short = short[:-3]  # "routable" and "route"
+    elif short.endswith("er") and len(short) > 5:
+        short = short[:-2]  # "router" and "routed", "faster" and "fast"
+    return short
 
 
 def stem(word: str) -> str:
-    """Crude stem for matching words across a question and a sentence."""
-    word = word.lower()
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"  # "copies" and "copy", "supplies" and "supply"
-    if word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]  # "links" and "link", but "pass" stays "pass"
-    short = word[:5]
-    return _SAME_AS.get(short, short)
+    """Stem a word for matching a question's words in a sentence: Snowball English with
+    plurals, "-able" and "-er" folded, then the visitor's synonym for the corpus's word."""
+    short = _stem(word)
+    return _synonyms().get(short, short)
 
 
 def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
