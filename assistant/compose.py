@@ -14,6 +14,7 @@ from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page
 from .intent import Intent, Shape, classify, has_unit
 from .polarity import opening, reading, without_opening
 from .text import stands_alone
+from .retrieve import MEASURES
 
 if TYPE_CHECKING:
     from .retrieve import Retrieval, Retriever
@@ -378,8 +379,7 @@ def _narrower_name(phrase: str, page: Page) -> str:
 
 #: Facts-table rows that answer a quantity question, by the kind of quantity asked.
 FACT_FOR_UNIT = {"bandwidth": "typical_bandwidth", "latency": "latency"}
-#: Pages that name a measure rather than a thing ("the latency of InfiniBand").
-MEASURE_PAGES = frozenset({"bandwidth", "latency"})
+MEASURE_PAGES = MEASURES  # pages that name a measure (retrieve.py)
 
 
 def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:

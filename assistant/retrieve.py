@@ -26,6 +26,10 @@ EXACT_LIFT = 3.0 / RRF_K  # a named term outranks any fused score
 FUZZY_LIFT = 3.0 / RRF_K  # a typo names a term as surely as the spelling does
 SUBJECT_LIFT = 2.0 / RRF_K  # the term the conversation is about
 PAGE_LIFT = 1.5 / RRF_K  # the page the visitor is reading
+#: Pages that name a measure rather than a thing ("the bandwidth of NVLink"); named beside a
+#: thing, they get this share of a term's lift, so the thing's page ranks first.
+MEASURES = frozenset({"bandwidth", "latency"})
+MEASURE_SHARE = 0.5
 FAQ_ASKED = 0.80  # a page whose own FAQ asks the question this closely ...
 FAQ_LIFT = 2.5 / RRF_K  # ... is lifted like the page being read
 
@@ -397,8 +401,12 @@ class Retriever:
                 sim = snap.chunk_similarity(chunk.id, qv)
             by_page[chunk.slug].append(Passage(chunk, score, sim))
         lifts: dict[str, float] = defaultdict(float)
+        named = {t.slug for t in terms}
         for term in terms:
-            lifts[term.slug] = max(lifts[term.slug], EXACT_LIFT if term.exact else FUZZY_LIFT)
+            lift = EXACT_LIFT if term.exact else FUZZY_LIFT
+            if term.slug in MEASURES and named - MEASURES:
+                lift *= MEASURE_SHARE  # "NVLink bandwidth" is about NVLink, measured
+            lifts[term.slug] = max(lifts[term.slug], lift)
         for slug in subjects:
             lifts[slug] = max(lifts[slug], SUBJECT_LIFT)
         if page and self.mode == "hybrid":
