@@ -458,11 +458,38 @@ def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     return best.sentence if best else None
 
 
+_CONTRAST = re.compile(r"\b(while|whereas|but|unlike|rather\s+than|instead\s+of|than|"
+                       r"differs?|difference|in\s+contrast)\b", re.I)
+_SIDES = re.compile(r"^(?:(?:whats|what's|what\s+is|what)\s+(?:the\s+)?difference\s+between\s+)?(?P<a>.+?)"
+                    r"\s+(?:vs\.?|versus|or|and|compared\s+(?:to|with))\s+(?P<b>.+?)"
+                    r"(?:\s*[,?]|\s+(?:whats|what's|what|which|how)\b|$)", re.I)
+
+
+def comparison_sides(question: str) -> list[frozenset[str]]:
+    """The two things a "X vs Y" question compares, as word stems ("DDP vs FSDP")."""
+    match = _SIDES.search(" ".join(question.split()))
+    if not match:
+        return []
+    sides = []
+    for part in (match.group("a"), match.group("b")):
+        words = {stem(w) for w in _TOKEN.findall(part.lower()) if w not in _STOP_WORDS}
+        if words:
+            sides.append(frozenset(words))
+    return sides if len(sides) == 2 else []
+
+
 def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
-    """"X vs Y": a sentence that names both."""
+    """"X vs Y": a sentence that names both, preferably one that contrasts them."""
     pages = [draft.corpus.get(s) for s in draft.compare[:2]]
-    both = [c for c in pool if all(names_page(c.sentence.text, p) for p in pages)]
-    best = _best(draft, both, lambda c: 0.0)
+    if len(pages) == 2:
+        both = [c for c in pool if all(names_page(c.sentence.text, p) for p in pages)]
+    else:  # two things inside one page ("DDP vs FSDP", "strong vs weak scaling")
+        sides = comparison_sides(draft.question)
+        def names_both(c: Candidate) -> bool:
+            stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
+            return all(side & stems for side in sides)
+        both = [c for c in pool if names_both(c)] if sides else pool
+    best = _best(draft, both or pool, _fit_by(_CONTRAST))
     return best.sentence if best else None
 
 
