@@ -206,6 +206,19 @@ class Draft:
         return frozenset(named)
 
     @cached_property
+    def qualifiers(self) -> frozenset[str]:
+        """Words of a named alias beyond its page's title: "Gen6" of "PCIe Gen6", "EDR" of
+        "EDR InfiniBand" (the alias names the term, and also which one is meant)."""
+        out: set[str] = set()
+        for match in self.retriever.terms.find(self.question):
+            page = self.corpus.pages.get(match.slug)
+            if page is None:
+                continue
+            title = {stem(w) for w in _TOKEN.findall(page.title.lower())}
+            out |= {stem(w) for w in match.said.split() if stem(w) not in title}
+        return frozenset(out)
+
+    @cached_property
     def words(self) -> frozenset[str]:
         """The question's content words once the terms it names are taken out."""
         return residual_words(self.question, self.retriever)
@@ -388,7 +401,11 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
     with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
     # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
-    shares = {id(c): coverage_parts(draft, c.sentence.text)[1] for c in with_unit}
+    asked = draft.words | draft.qualifiers
+    def share(c: Candidate) -> float:
+        stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
+        return len(asked & stems) / len(asked) if asked else 0.0
+    shares = {id(c): share(c) for c in with_unit}
     most = max(shares.values(), default=0.0)
     if most > 0:
         with_unit = [c for c in with_unit if shares[id(c)] == most]
