@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import pkgutil
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from assistant import calculators
 from assistant.calculators import (
     CalculatorError,
     MissingInput,
@@ -20,6 +23,7 @@ from assistant.calculators import (
     training_cost,
     validate_input,
 )
+from assistant.corpus import load_corpus
 
 
 def cents(x: float) -> float:
@@ -406,3 +410,44 @@ def test_compare_picks_the_true_minimum(g, raw):
     assert all(q.more_than_cheapest >= 0 for q in r.quotes)
     # The first of any tied cheapest quotes is named.
     assert r.cheapest == f"q{min(range(len(raw)), key=lambda i: by_name[f'q{i}'])}"
+
+
+# --- the registry -------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_registry_finds_every_calculator_module_in_tool_order():
+    names = list(calculators.REGISTRY)
+    assert names[:4] == ["gpu_hour_cost", "training_cost", "serving_cost",
+                         "compare_cluster_quotes"]
+    modules = {info.name for info in pkgutil.iter_modules(calculators.__path__)
+               if not info.name.startswith("_")}
+    assert len(modules) == len(names)
+    assert calculators.CALCULATORS["gpu_hour_cost"] is gpu_hour_cost
+    assert calculators.fallback().name == "gpu_hour_cost"
+
+
+@pytest.mark.parametrize("name", list(calculators.REGISTRY))
+def test_each_calculator_declares_itself_completely(name):
+    spec = calculators.REGISTRY[name]
+    pages = load_corpus(REPO / "corpus").pages
+    # The lesson it cites exists: a typo is caught here, not answered with another page.
+    assert spec.lesson in pages, spec.lesson
+    assert spec.label and spec.description and spec.example
+    for field_name, info in spec.inputs.model_fields.items():
+        assert info.description, f"{name}.{field_name} has no description"
+    for prompt_name in spec.prompts:
+        assert prompt_name in spec.input_names, prompt_name
+    result = spec.function(**spec.example)
+    assert isinstance(result, spec.result)
+    d = result.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d
+    assert result.summary and result.formula and result.working
+
+
+def test_validate_input_uses_the_named_calculators_bounds():
+    with pytest.raises(CalculatorError, match="utilization"):
+        validate_input("utilization", 1.5, "serving_cost")
+    validate_input("no_such_input", 1.5, "serving_cost")
+    validate_input("quotes", "not a number", "compare_cluster_quotes")

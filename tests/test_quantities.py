@@ -575,3 +575,90 @@ def test_networking_questions_are_not_calculations(question):
     assert detect(question) is None
     # Nor are they follow-ups to a cost question that came before.
     assert detect(question, detect(BASE)) is None
+
+
+# --- prices in other units, hourly rates --------------------------------------------------
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?", "core-hour"),
+    ("256 GPUs for 100 hours, colocation at $150 per kW, what does it cost?", "kW"),
+    ("256 H100s for 100 hours at $0.12 per rack-hour, total cost?", "rack-hour"),
+])
+def test_a_price_in_an_unknown_unit_is_refused_by_name(question, unit):
+    req = detect(question)
+    assert req is not None and "price_per_gpu_hour" not in req.args
+    outcome = run(req)
+    assert outcome.result is None
+    assert f"price per {unit}" in outcome.error and "not per GPU-hour" in outcome.error
+
+
+def test_kwh_is_refused_when_no_calculator_takes_it(monkeypatch):
+    # The brief's trap: "$0.12 per kWh" must never become $0.12 per GPU-hour.
+    monkeypatch.setattr(quantities.calc, "price_units", lambda: {})
+    req = detect("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert req.args.get("price_per_gpu_hour") is None
+    assert run(req).error.startswith("$0.12 per kWh is a price per kWh, not per GPU-hour")
+
+
+def test_node_hour_price_needs_the_gpus_per_node():
+    outcome = run(detect("What do 64 nodes cost for 10 hours at $20 per node-hour?"))
+    assert outcome.result is None and "per node-hour" in outcome.error
+    assert "GPUs per node" in outcome.error
+    for question in ("What do 64 nodes of 8 GPUs cost for 10 hours at $20 per node-hour?",
+                     "What do 64 nodes cost for 10 hours at $20/node/hr with 8 GPUs per node?"):
+        req = detect(question)
+        assert req.args == {"gpus": 512, "price_per_gpu_hour": 2.5, "hours": 10.0}
+        assert any("÷ 8 GPUs per node = $2.50 per GPU-hour" in n for n in req.notes)
+        assert run(req).result.total_cost == 12_800
+
+
+@pytest.mark.parametrize("question", [
+    "What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?",
+    "What's the hourly burn of 512 GPUs at $2.50/GPU-hour?",
+    "512 H100s at $2.50 per GPU-hour: what is that per hour?",
+    "How much per hour for 512 GPUs at $2.50 a GPU-hour?",
+])
+def test_hourly_burn_answers_the_rate_without_asking_for_hours(question):
+    req = detect(question)
+    assert req.tool == "gpu_hour_cost" and req.missing == []
+    result = run(req).result
+    assert result.cost_per_hour == result.total_cost == 1_280
+    assert result.summary == "$1,280 per hour (512 GPUs × $2.50/GPU-hour)"
+
+
+def test_hourly_question_without_a_price_asks_for_the_price():
+    req = detect("How much do 256 GPUs cost per hour?")
+    assert req.missing == ["price_per_gpu_hour"]
+
+
+def test_a_price_an_hour_is_not_an_hourly_question():
+    # "$3 an hour" is the price; the job's length is still asked for.
+    assert detect("What do 256 GPUs cost at $3 an hour?").missing == ["hours"]
+
+
+def test_every_calculator_asks_only_for_its_own_inputs():
+    # The old parser treated any unknown tool as a quote comparison; each now says its own.
+    empty = quantities.read("")
+    for name, spec in quantities.calc.REGISTRY.items():
+        assert set(spec.missing({}, empty)) <= set(spec.input_names), name
+        for missing in spec.missing({}, empty):
+            assert "What value should I use" not in spec.prompt(missing).question, (name,
+                                                                                   missing)
+    assert CalcRequest("no_such_tool", {}, ["gpus"]).question_for_missing() == "How many GPUs?"
+
+
+def test_a_short_reply_with_the_input_just_asked_for_answers_it():
+    # A topic word ("switch") in a reply that gives the GPU count asked for is still an answer.
+    previous = detect("What does it cost at $7 per GPU-hour for 100 hours?")
+    assert previous.missing == ["gpus"]
+    req = detect("256 GPUs on one switch", previous)
+    assert req.args == {"price_per_gpu_hour": 7.0, "hours": 100.0, "gpus": 256}
+    # A longer question on another topic is not.
+    assert detect("how many switches do I need for 1024 GPUs in a fat tree", previous) is None
+
+
+def test_a_money_question_with_nothing_to_calculate_from_is_not_a_calculation():
+    # Utilization is an input (of serving_cost), but nothing here selects serving and the
+    # GPU-hour sum has nothing to work from: a question for the lessons.
+    assert detect("Is 40% utilization expensive?") is None
+    assert detect("What does serving cost at 40% utilization?").tool == "serving_cost"

@@ -1,0 +1,46 @@
+"""Calculations through the chat: the page each calculator cites, refusals by name, rates."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from assistant import calculators
+
+
+@pytest.mark.parametrize(("question", "tool"), [
+    ("How much does it cost to run 256 H100s for 100 hours at $7 per GPU-hour?",
+     "gpu_hour_cost"),
+    ("How much does a 30% slowdown cost on 256 GPUs for 100 hours at $7/GPU-hour?",
+     "training_cost"),
+    ("What is the cost per million tokens at $2/hr and 1,000 tokens/s?", "serving_cost"),
+    ("compare cluster A at $6.50 for 130 hours with cluster B at $7 for 100 hours on 256 GPUs",
+     "compare_cluster_quotes"),
+])
+def test_each_calculation_cites_the_page_its_calculator_declares(bot, question, tool):
+    answer = bot.ask(question)
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == [tool]
+    assert [c.slug for c in answer.citations] == [calculators.REGISTRY[tool].lesson]
+
+
+def test_a_missing_lesson_is_cited_by_nobody_not_replaced(bot, monkeypatch):
+    spec = calculators.REGISTRY["serving_cost"]
+    monkeypatch.setitem(calculators.REGISTRY, "serving_cost",
+                        dataclasses.replace(spec, lesson="no-such-lesson"))
+    answer = bot.ask("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
+    assert answer.kind == "calculation" and answer.citations == []
+    assert "estimating-training-cost" not in answer.retrieved
+
+
+def test_hourly_burn_is_answered_with_the_rate(bot):
+    answer = bot.ask("What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?")
+    assert answer.kind == "calculation"
+    assert answer.text.startswith("$1,280 per hour")
+
+
+def test_a_price_in_an_unknown_unit_is_refused_by_name(bot):
+    answer = bot.ask("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?")
+    assert answer.kind == "clarify" and not answer.tool_calls
+    assert "$0.50 per core-hour is a price per core-hour, not per GPU-hour" in answer.text
