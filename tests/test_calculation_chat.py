@@ -44,3 +44,12 @@ def test_a_price_in_an_unknown_unit_is_refused_by_name(bot):
     answer = bot.ask("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?")
     assert answer.kind == "clarify" and not answer.tool_calls
     assert "$0.50 per core-hour is a price per core-hour, not per GPU-hour" in answer.text
+
+
+def test_allreduce_time_from_chat_wording(bot):
+    answer = bot.ask("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
+    assert answer.text.startswith("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+                                  "(algbw 28.6 GB/s, busbw 50 GB/s)")
+    assert [c.slug for c in answer.citations] == ["how-all-reduce-works"]

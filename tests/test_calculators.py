@@ -23,6 +23,7 @@ from assistant.calculators import (
     training_cost,
     validate_input,
 )
+from assistant.calculators.allreduce import allreduce_time
 from assistant.corpus import load_corpus
 
 
@@ -451,3 +452,98 @@ def test_validate_input_uses_the_named_calculators_bounds():
         validate_input("utilization", 1.5, "serving_cost")
     validate_input("no_such_input", 1.5, "serving_cost")
     validate_input("quotes", "not a number", "compare_cluster_quotes")
+
+
+# --- all-reduce time (numbers from corpus/lessons/how-all-reduce-works.md) ------------------
+
+def test_allreduce_lesson_worked_example():
+    # 10 GB of gradients on 8 GPUs with one 400 Gb/s adapter each: 50 GB/s per direction.
+    r = allreduce_time(buffer_gb=10, gpus=8, link_gbps=400)
+    assert r.bandwidth_gb_per_s == 50
+    assert r.ring_factor == 1.75
+    assert r.sent_per_gpu_gb == pytest.approx(17.5)
+    assert r.total_seconds == pytest.approx(0.35)
+    # nccl-tests would report algbw 10 GB ÷ 0.35 s ≈ 28.6 GB/s and busbw 28.6 × 1.75 = 50.
+    assert round(r.algbw_gb_per_s, 1) == 28.6
+    assert r.busbw_gb_per_s == pytest.approx(50)
+    assert r.summary == ("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+                         "(algbw 28.6 GB/s, busbw 50 GB/s)")
+    assert r.formula == "2 × (8 − 1) ÷ 8 × 10 GB ÷ 50 GB/s = 0.35 s"
+    assert "Data each GPU sends: 1.75 × 10 GB = 17.5 GB" in r.working
+
+
+@pytest.mark.parametrize(("gpus", "factor", "sent", "seconds"), [
+    # The lesson's table: ring time at 50 GB/s for a 10 GB buffer.
+    (2, 1.00, 10.0, 0.20), (8, 1.75, 17.5, 0.35), (64, 1.97, 19.7, 0.39),
+    (1024, 2.00, 20.0, 0.40),
+])
+def test_allreduce_lesson_table(gpus, factor, sent, seconds):
+    r = allreduce_time(10, gpus, 400)
+    assert round(r.ring_factor, 2) == factor
+    assert round(r.sent_per_gpu_gb, 1) == sent
+    assert round(r.total_seconds, 2) == seconds
+
+
+def test_allreduce_latency_dominates_small_buffers_and_tree_cuts_it():
+    # 1 MB on 1,024 GPUs at 5 µs per step: 2,046 steps ≈ 10.2 ms of latency, ~40 µs of data;
+    # a tree's ~20 steps spend ~0.1 ms.
+    r = allreduce_time(0.001, 1024, 400, latency_us=5)
+    assert r.ring_steps == 2046
+    assert r.latency_seconds == pytest.approx(10.23e-3)
+    assert r.transfer_seconds == pytest.approx(40e-6, rel=0.01)
+    assert (r.tree_steps, r.tree_latency_seconds) == (20, pytest.approx(0.1e-3))
+    assert any("Latency: 2 × (1,024 − 1) = 2,046 steps × 5 µs = 10.2 ms" == line
+               for line in r.working)
+    assert any(line.startswith("Tree, for comparison") for line in r.working)
+
+
+def test_allreduce_without_latency_says_it_is_left_out():
+    r = allreduce_time(10, 8, 400)
+    assert r.latency_seconds == 0 and r.tree_latency_seconds == 0
+    assert any("latency is left out" in line for line in r.working)
+    assert not any(line.startswith("Tree") for line in r.working)
+
+
+@pytest.mark.parametrize(("name", "bad", "needle"), [
+    ("gpus", 1, "gpus must be a whole number of at least 2 (got 1)"),
+    ("gpus", 2.5, "gpus must be a whole number of at least 2"),
+    ("buffer_gb", 0, "buffer_gb must be a positive number"),
+    ("buffer_gb", math.inf, "buffer_gb must be a finite number"),
+    ("link_gbps", -400, "link_gbps must be a positive number"),
+    ("link_gbps", 1e6, "link_gbps must be at most 100,000 Gb/s"),
+    ("latency_us", -1, "latency_us must be from 0 to 1,000,000 µs"),
+    ("latency_us", "5", "latency_us must be a number"),
+])
+def test_allreduce_validation_names_the_input(name, bad, needle):
+    with pytest.raises(CalculatorError) as info:
+        allreduce_time(**{"buffer_gb": 10, "gpus": 8, "link_gbps": 400, name: bad})
+    assert str(info.value).startswith(needle) and info.value.input == name
+
+
+size_st = st.floats(min_value=1e-6, max_value=1e4, allow_nan=False)
+link_st = st.floats(min_value=1, max_value=1e4, allow_nan=False)
+n_st = st.integers(min_value=2, max_value=100_000)
+latency_st = st.floats(min_value=0, max_value=1e3, allow_nan=False)
+
+
+@given(size_st, n_st, link_st)
+def test_allreduce_busbw_equals_the_link_without_latency(s, n, link):
+    r = allreduce_time(s, n, link)
+    assert r.busbw_gb_per_s == pytest.approx(link / 8, rel=1e-9)
+    assert r.total_seconds == pytest.approx(2 * (n - 1) / n * s / (link / 8), rel=1e-12)
+
+
+@given(size_st, n_st, n_st, link_st, latency_st)
+def test_allreduce_time_grows_with_gpus_but_stays_under_twice_the_buffer(s, n1, n2, link, lat):
+    lo, hi = sorted((n1, n2))
+    a, b = allreduce_time(s, lo, link, lat), allreduce_time(s, hi, link, lat)
+    assert a.total_seconds <= b.total_seconds * (1 + 1e-12)
+    assert b.sent_per_gpu_gb < 2 * s
+    assert b.busbw_gb_per_s <= link / 8 * (1 + 1e-9)  # latency only ever lowers busbw
+
+
+@given(size_st, n_st, link_st, link_st, latency_st)
+def test_allreduce_time_falls_with_bandwidth(s, n, l1, l2, lat):
+    lo, hi = sorted((l1, l2))
+    assert allreduce_time(s, n, hi, lat).total_seconds <= allreduce_time(s, n, lo, lat
+                                                                          ).total_seconds

@@ -160,6 +160,17 @@ def test_extra_arguments_are_rejected_by_name():
     assert out["input"] == "shell"
 
 
+def test_allreduce_time_tool_gives_time_algbw_and_busbw():
+    schema = {s["function"]["name"]: s["function"] for s in tool_schemas()}["allreduce_time"]
+    props = schema["parameters"]["properties"]
+    assert schema["parameters"]["required"] == ["buffer_gb", "gpus", "link_gbps"]
+    assert props["gpus"]["minimum"] == 2 and "Gb/s" in props["link_gbps"]["description"]
+    out = make_tool("allreduce_time").invoke({"buffer_gb": 10, "gpus": 8, "link_gbps": 400})
+    assert round(out["total_seconds"], 2) == 0.35 and round(out["busbw_gb_per_s"], 6) == 50
+    assert make_tool("allreduce_time").invoke(
+        {"buffer_gb": 10, "gpus": 1, "link_gbps": 400})["input"] == "gpus"
+
+
 # --- LangChain standard suites ------------------------------------------------------------
 
 class _Params:
