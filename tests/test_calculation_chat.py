@@ -53,3 +53,12 @@ def test_allreduce_time_from_chat_wording(bot):
     assert answer.text.startswith("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
                                   "(algbw 28.6 GB/s, busbw 50 GB/s)")
     assert [c.slug for c in answer.citations] == ["how-all-reduce-works"]
+
+
+def test_the_kwh_question_is_answered_by_the_power_calculator(bot):
+    answer = bot.ask("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["power_cost"]
+    assert answer.text.startswith("$2,150.40 of electricity for 100 h")
+    assert "0.12 per GPU-hour" not in answer.text
+    assert [c.slug for c in answer.citations] == ["power-and-facility-cost"]

@@ -24,6 +24,7 @@ from assistant.calculators import (
     validate_input,
 )
 from assistant.calculators.allreduce import allreduce_time
+from assistant.calculators.power import power_cost
 from assistant.corpus import load_corpus
 
 
@@ -547,3 +548,120 @@ def test_allreduce_time_falls_with_bandwidth(s, n, l1, l2, lat):
     lo, hi = sorted((l1, l2))
     assert allreduce_time(s, n, hi, lat).total_seconds <= allreduce_time(s, n, lo, lat
                                                                           ).total_seconds
+
+
+# --- power cost (numbers from corpus/lessons/power-and-facility-cost.md) -------------------
+
+def test_power_lesson_worked_example():
+    # 256 H100-class GPUs at 1.0 kW all-in, PUE 1.3, $0.10 per kWh, a 100-hour job.
+    r = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10, hours=100)
+    assert r.it_kw == 256
+    assert r.facility_kw == pytest.approx(332.8)
+    assert cents(r.cost_per_hour) == 33.28
+    assert cents(r.cost_per_gpu_hour) == 0.13
+    assert r.energy_kwh == pytest.approx(33_280)
+    assert cents(r.total_cost) == 3_328.00  # 25,600 GPU-hours × $0.13
+    assert r.summary == ("$3,328 of electricity for 100 h (33,280 kWh; $33.28 per hour, "
+                         "$0.13 per GPU-hour)")
+    assert r.formula == "256 GPUs × 1 kW × PUE 1.3 × $0.10/kWh × 100 h = $3,328"
+    year = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10, hours=8760)
+    assert year.energy_kwh == pytest.approx(2_915_328)
+    assert round(year.total_cost, -2) == 291_500
+
+
+@pytest.mark.parametrize(("kw", "pue", "price", "kwh", "per_gpu_hour"), [
+    # The lesson's table: kWh and electricity cost per GPU-hour.
+    (1.0, 1.3, 0.10, 1.3, 0.13), (1.0, 1.6, 0.15, 1.6, 0.24), (1.0, 1.3, 0.25, 1.3, 0.325),
+    (1.67, 1.2, 0.10, 2.0, 0.20),
+])
+def test_power_lesson_table(kw, pue, price, kwh, per_gpu_hour):
+    r = power_cost(watts_per_gpu=kw * 1000, pue=pue, price_per_kwh=price)
+    assert round(r.kwh_per_gpu_hour, 1) == kwh
+    assert round(r.cost_per_gpu_hour, 3) == pytest.approx(per_gpu_hour, abs=0.005)
+    assert r.gpus is None and r.gpus_counted == 1
+    assert "figures are for one GPU" in r.working[0]
+
+
+def test_power_from_server_watts():
+    # A DGX H100 at 10.2 kW for 8 GPUs is 1,275 W per GPU.
+    assert power_cost(watts_per_server=10_200, gpus_per_server=8).watts_per_gpu == 1275
+    # A GB200 NVL72 rack at 120 kW with a PUE of 1.2: 144 kW, $14.40 an hour, ~$126,100 a year.
+    r = power_cost(watts_per_server=120_000, gpus_per_server=72, pue=1.2, price_per_kwh=0.10,
+                   hours=8760)
+    assert r.gpus_counted == 72 and r.facility_kw == pytest.approx(144)
+    assert cents(r.cost_per_hour) == 14.40 and round(r.total_cost, -2) == 126_100
+    assert "one server of 72 GPUs" in " ".join(r.working)
+
+
+def test_power_brief_kwh_question():
+    # "256 H100s at 700 W for 100 hours at $0.12 per kWh", no PUE: IT power only, and said so.
+    r = power_cost(gpus=256, watts_per_gpu=700, price_per_kwh=0.12, hours=100)
+    assert r.it_kw == pytest.approx(179.2) and r.pue == 1
+    assert r.energy_kwh == pytest.approx(17_920)
+    assert cents(r.total_cost) == 2_150.40 and cents(r.cost_per_hour) == 21.50
+    assert r.cost_per_gpu_hour == pytest.approx(0.084)
+    assert any("A PUE of 1.0 counts the IT power only" in line for line in r.working)
+
+
+def test_power_without_price_or_hours():
+    energy = power_cost(gpus=256, watts_per_gpu=700, hours=168)
+    assert energy.total_cost is None and energy.energy_kwh == pytest.approx(30_105.6)
+    assert energy.summary == "30,105.6 kWh over 168 h (179.2 kW from the grid)"
+    hourly = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10)
+    assert hourly.energy_kwh is None and hourly.total_cost is None
+    assert hourly.summary.startswith("$33.28 per hour of electricity")
+
+
+@pytest.mark.parametrize(("kwargs", "names"), [
+    ({"gpus": 8}, ["watts_per_gpu"]),
+    ({"watts_per_server": 10_200}, ["gpus_per_server"]),
+])
+def test_power_missing_inputs(kwargs, names):
+    with pytest.raises(MissingInput) as info:
+        power_cost(**kwargs)
+    assert info.value.names == names
+
+
+@pytest.mark.parametrize(("name", "bad", "needle"), [
+    ("pue", 0.9, "pue must be from 1 to 5"),
+    ("pue", math.nan, "pue must be a finite number"),
+    ("watts_per_gpu", 0, "watts_per_gpu must be a positive number"),
+    ("watts_per_gpu", 50_000, "watts_per_gpu must be at most 20,000 W"),
+    ("price_per_kwh", -0.1, "price_per_kwh must be a positive number"),
+    ("gpus", 2.5, "gpus must be a positive whole number"),
+    ("hours", 0, "hours must be a positive number"),
+])
+def test_power_validation_names_the_input(name, bad, needle):
+    with pytest.raises(CalculatorError) as info:
+        power_cost(**{"gpus": 8, "watts_per_gpu": 700, "price_per_kwh": 0.1, "hours": 1,
+                      name: bad})
+    assert str(info.value).startswith(needle) and info.value.input == name
+
+
+watts_st = st.floats(min_value=1, max_value=20_000, allow_nan=False)
+pue_st = st.floats(min_value=1, max_value=5, allow_nan=False)
+kwh_price_st = st.floats(min_value=0.001, max_value=10, allow_nan=False)
+
+
+@given(gpus_st, watts_st, pue_st, kwh_price_st, hours_st)
+def test_power_cost_matches_plain_arithmetic(g, w, u, p, h):
+    r = power_cost(gpus=g, watts_per_gpu=w, pue=u, price_per_kwh=p, hours=h)
+    assert r.total_cost == pytest.approx(g * w / 1000 * u * p * h, rel=1e-12)
+    assert r.cost_per_gpu_hour * g == pytest.approx(r.cost_per_hour, rel=1e-12)
+    assert r.cost_per_hour * h == pytest.approx(r.total_cost, rel=1e-12)
+    assert r.facility_kw >= r.it_kw  # a PUE never lowers the power drawn
+
+
+@given(watts_st, st.integers(min_value=1, max_value=100), pue_st, kwh_price_st)
+def test_power_per_server_equals_per_gpu(w, n, u, p):
+    by_server = power_cost(gpus=n, watts_per_server=w * n, gpus_per_server=n, pue=u,
+                           price_per_kwh=p)
+    by_gpu = power_cost(gpus=n, watts_per_gpu=w, pue=u, price_per_kwh=p)
+    assert by_server.cost_per_hour == pytest.approx(by_gpu.cost_per_hour, rel=1e-9)
+
+
+@given(gpus_st, watts_st, pue_st, pue_st, kwh_price_st)
+def test_power_cost_grows_with_pue(g, w, u1, u2, p):
+    lo, hi = sorted((u1, u2))
+    assert (power_cost(gpus=g, watts_per_gpu=w, pue=lo, price_per_kwh=p).cost_per_hour
+            <= power_cost(gpus=g, watts_per_gpu=w, pue=hi, price_per_kwh=p).cost_per_hour)

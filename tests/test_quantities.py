@@ -737,3 +737,80 @@ def test_allreduce_wordings_that_are_not_calculations(question):
 def test_an_allreduce_cost_question_is_a_cost_calculation():
     req = detect("What does the all-reduce cost on 256 GPUs at $2/GPU-hour for 100 hours?")
     assert req.tool == "gpu_hour_cost"
+
+
+# --- power cost ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("700 W per GPU", "watts_per_gpu", 700.0), ("1 kW per GPU", "watts_per_gpu", 1000.0),
+    ("a 700 W GPU", "watts_per_gpu", 700.0), ("10.2 kW per server", "watts_per_server", 10200.0),
+    ("a 10.2 kW server", "watts_per_server", 10200.0),
+    ("120 kilowatts per rack", "watts_per_server", 120000.0),
+    ("PUE of 1.3", "pue", 1.3), ("PUE 1.3", "pue", 1.3), ("a 1.3 PUE", "pue", 1.3),
+    ("$0.12 per kWh", "price_per_kwh", 0.12), ("$0.12/kWh", "price_per_kwh", 0.12),
+    ("$120 per MWh", "price_per_kwh", 0.12), ("12 cents per kWh", "price_per_kwh", 0.12),
+    ("700 W", "watts", 700.0),
+])
+def test_power_amounts(text, kind, value):
+    assert [(q.kind, q.value) for q in scan(text)] == [(kind, pytest.approx(value))]
+
+
+def test_the_brief_kwh_question_goes_to_power_cost():
+    # Before power_cost it was a GPU-hour cost at $0.12 per GPU-hour: silently wrong.
+    req = detect("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert req.tool == "power_cost" and req.missing == [] and req.error is None
+    assert req.args == {"gpus": 256, "watts_per_gpu": 700.0, "price_per_kwh": 0.12,
+                        "hours": 100.0}
+    result = run(req).result
+    assert round(result.total_cost, 2) == 2_150.40
+    assert result.summary == ("$2,150.40 of electricity for 100 h (17,920 kWh; $21.50 per "
+                              "hour, $0.084 per GPU-hour)")
+
+
+@pytest.mark.parametrize(("question", "args", "figure", "value"), [
+    ("What does electricity cost for 256 GPUs at 1 kW per GPU with a PUE of 1.3 at "
+     "$0.10/kWh?",
+     {"gpus": 256, "watts_per_gpu": 1000.0, "pue": 1.3, "price_per_kwh": 0.1},
+     "cost_per_hour", 33.28),
+    ("GB200 NVL72 rack at 120 kW, PUE 1.2, $0.10 per kWh: cost per hour?",
+     {"watts_per_server": 120000.0, "gpus_per_server": 72, "pue": 1.2, "price_per_kwh": 0.1},
+     "cost_per_hour", 14.40),
+    ("electricity for 32 DGX H100 servers at 10.2 kW per server, 8 GPUs per server, "
+     "PUE 1.3, 12 cents per kWh, for 100 hours",
+     {"gpus": 256, "watts_per_server": 10200.0, "gpus_per_server": 8, "pue": 1.3,
+      "price_per_kwh": 0.12, "hours": 100.0},
+     "total_cost", 256 * 1.275 * 1.3 * 0.12 * 100),
+    ("How much energy do 256 GPUs at 700 W per GPU use in a week?",
+     {"gpus": 256, "watts_per_gpu": 700.0, "hours": 168.0}, "energy_kwh", 30_105.6),
+])
+def test_power_questions(question, args, figure, value):
+    req = detect(question)
+    assert req.tool == "power_cost" and req.missing == []
+    assert req.args == args
+    assert getattr(run(req).result, figure) == pytest.approx(value)
+
+
+def test_watts_that_do_not_say_whose_are_refused_by_name():
+    outcome = run(detect("what does power cost for 256 GPUs drawing 180 kW at $0.10/kWh"))
+    assert outcome.result is None
+    assert outcome.error.startswith("180 kW does not say whose power it is")
+
+
+def test_power_asks_for_what_is_missing_and_keeps_it_in_follow_ups():
+    req = detect("What does electricity cost for 256 GPUs at $0.10 per kWh?")
+    assert req.tool == "power_cost" and req.missing == ["watts_per_gpu"]
+    assert "How many watts does each GPU draw" in req.question_for_missing()
+    req = detect("1000", req)
+    assert req.missing == [] and run(req).result.cost_per_hour == pytest.approx(25.6)
+    req = detect("and with a PUE of 1.3?", req)
+    assert req.args["pue"] == 1.3 and req.args["watts_per_gpu"] == 1000
+    req = detect("what about $0.15 per kWh?", req)
+    assert req.tool == "power_cost" and req.args["price_per_kwh"] == 0.15
+    asked = detect("a DGX H100 at 10.2 kW for a month at $0.15 per kWh with PUE 1.6")
+    assert asked.missing == ["gpus_per_server"]
+    assert run(detect("8", asked)).result.watts_per_gpu == 1275
+
+
+def test_watts_beside_a_gpu_hour_price_stay_a_rental_question():
+    req = detect("256 GPUs at $2/GPU-hour for 100 hours, each GPU draws 700 W")
+    assert req.tool == "gpu_hour_cost" and run(req).result.total_cost == 51_200

@@ -171,6 +171,19 @@ def test_allreduce_time_tool_gives_time_algbw_and_busbw():
         {"buffer_gb": 10, "gpus": 1, "link_gbps": 400})["input"] == "gpus"
 
 
+def test_power_cost_tool_gives_energy_cost_and_cost_per_gpu_hour():
+    schema = {s["function"]["name"]: s["function"] for s in tool_schemas()}["power_cost"]
+    props = schema["parameters"]["properties"]
+    assert "required" not in schema["parameters"] or not schema["parameters"]["required"]
+    assert props["pue"]["minimum"] == 1 and "kWh" in props["price_per_kwh"]["description"]
+    out = make_tool("power_cost").invoke({"gpus": 256, "watts_per_gpu": 700,
+                                          "price_per_kwh": 0.12, "hours": 100})
+    assert round(out["total_cost"], 2) == 2150.4 and round(out["energy_kwh"], 6) == 17_920
+    assert round(out["cost_per_gpu_hour"], 6) == 0.084
+    assert make_tool("power_cost").invoke({"gpus": 8}) == {
+        "error": "missing input(s): watts_per_gpu", "input": "watts_per_gpu"}
+
+
 # --- LangChain standard suites ------------------------------------------------------------
 
 class _Params:
