@@ -309,22 +309,25 @@ class Assistant:
                       subject=slug)
 
     def _calculation_answer(self, request: Any) -> Answer:
-        from . import quantities
+        from . import calculators, quantities
 
         t = templates()["calculation"]
-        lesson_slug = t["lessons"].get(request.tool, "estimating-training-cost")
+        spec = calculators.get(request.tool)
+        # Each calculator names the page it cites; a page missing from the corpus is cited
+        # by nobody rather than replaced by another one.
+        lesson_slug = spec.lesson if spec and spec.lesson in self.corpus.pages else None
         cites = CitationList(self.corpus, self.settings.site_url)
-        n = cites.cite(lesson_slug, "Summary", self.corpus.pages[lesson_slug].summary) \
-            if lesson_slug in self.corpus.pages else None
+        n = (cites.cite(lesson_slug, "Summary", self.corpus.pages[lesson_slug].summary)
+             if lesson_slug else None)
         mark = f" [{n}]" if n else ""
-        label = t["labels"].get(request.tool, request.tool)
+        label = spec.label if spec else request.tool
         outcome = quantities.run(request)
-        common = dict(retrieved=[lesson_slug], subject=lesson_slug,
+        common = dict(retrieved=[lesson_slug] if lesson_slug else [], subject=lesson_slug,
                       suggestions=follow_ups(self.corpus, lesson_slug))
         if outcome.error or outcome.missing:
             intro = t["clarify_intro"].format(tool_label=label)
             text = f"{intro}{mark}"
-            known = _describe_inputs(outcome.args)
+            known = calculators.describe_inputs(request.tool, outcome.args)
             if known:
                 text += " " + t["understood"].format(inputs=known)
             if outcome.error:
@@ -376,28 +379,3 @@ def _merge(first: Answer, second: Answer) -> Answer:
                                                if s not in first.retrieved],
                   kind=second.kind, subject=first.subject, working=second.working,
                   suggestions=second.suggestions, confidence=second.confidence)
-
-
-_INPUT_LABELS = {
-    "gpus": "{v:,.0f} GPUs", "price_per_gpu_hour": "${v:,.2f} per GPU-hour",
-    "hours": "{v:,g} hours", "slowdown_pct": "a {v:g}% slowdown", "overhead_pct":
-    "{v:g}% overhead", "parameters": "{v:,.0f} parameters", "tokens": "{v:,.0f} tokens",
-    "peak_tflops_per_gpu": "{v:,g} TFLOPS per GPU", "mfu": "MFU {p:g}%",
-    "tokens_per_second": "{v:,g} tokens/s", "utilization": "{p:g}% utilization",
-    "monthly_tokens": "{v:,.0f} tokens a month",
-}
-
-
-def _describe_inputs(args: dict[str, Any]) -> str:
-    """Say in words which inputs of a calculation are known so far."""
-    parts = []
-    for name, value in args.items():
-        fmt = _INPUT_LABELS.get(name)
-        if fmt is None or not isinstance(value, (int, float)) or isinstance(value, bool):
-            continue
-        try:
-            parts.append(fmt.format(v=value, p=value * 100))
-        except (ValueError, OverflowError):
-            continue
-    return ", ".join(parts)
-

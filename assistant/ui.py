@@ -155,8 +155,10 @@ def render_working(answer: Answer) -> str | None:
 
 def working_title(answer: Answer) -> str:
     """Return the heading of the calculation's fold."""
-    labels = templates().get("calculation", {}).get("labels", {})
-    names = ", ".join(labels.get(c.name, c.name.replace("_", " ")) for c in answer.tool_calls)
+    from . import calculators
+
+    names = ", ".join(spec.label if (spec := calculators.get(c.name)) else
+                      c.name.replace("_", " ") for c in answer.tool_calls)
     return f"Worked calculation ({names})" if names else "Worked calculation"
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import pkgutil
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from assistant import calculators
 from assistant.calculators import (
     CalculatorError,
     MissingInput,
@@ -20,6 +23,9 @@ from assistant.calculators import (
     training_cost,
     validate_input,
 )
+from assistant.calculators.allreduce import allreduce_time
+from assistant.calculators.power import power_cost
+from assistant.corpus import load_corpus
 
 
 def cents(x: float) -> float:
@@ -406,3 +412,256 @@ def test_compare_picks_the_true_minimum(g, raw):
     assert all(q.more_than_cheapest >= 0 for q in r.quotes)
     # The first of any tied cheapest quotes is named.
     assert r.cheapest == f"q{min(range(len(raw)), key=lambda i: by_name[f'q{i}'])}"
+
+
+# --- the registry -------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_registry_finds_every_calculator_module_in_tool_order():
+    names = list(calculators.REGISTRY)
+    assert names[:4] == ["gpu_hour_cost", "training_cost", "serving_cost",
+                         "compare_cluster_quotes"]
+    modules = {info.name for info in pkgutil.iter_modules(calculators.__path__)
+               if not info.name.startswith("_")}
+    assert len(modules) == len(names)
+    assert calculators.CALCULATORS["gpu_hour_cost"] is gpu_hour_cost
+    assert calculators.fallback().name == "gpu_hour_cost"
+
+
+@pytest.mark.parametrize("name", list(calculators.REGISTRY))
+def test_each_calculator_declares_itself_completely(name):
+    spec = calculators.REGISTRY[name]
+    pages = load_corpus(REPO / "corpus").pages
+    # The lesson it cites exists: a typo is caught here, not answered with another page.
+    assert spec.lesson in pages, spec.lesson
+    assert spec.label and spec.description and spec.example
+    for field_name, info in spec.inputs.model_fields.items():
+        assert info.description, f"{name}.{field_name} has no description"
+    for prompt_name in spec.prompts:
+        assert prompt_name in spec.input_names, prompt_name
+    result = spec.function(**spec.example)
+    assert isinstance(result, spec.result)
+    d = result.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d
+    assert result.summary and result.formula and result.working
+
+
+def test_validate_input_uses_the_named_calculators_bounds():
+    with pytest.raises(CalculatorError, match="utilization"):
+        validate_input("utilization", 1.5, "serving_cost")
+    validate_input("no_such_input", 1.5, "serving_cost")
+    validate_input("quotes", "not a number", "compare_cluster_quotes")
+
+
+# --- all-reduce time (numbers from corpus/lessons/how-all-reduce-works.md) ------------------
+
+def test_allreduce_lesson_worked_example():
+    # 10 GB of gradients on 8 GPUs with one 400 Gb/s adapter each: 50 GB/s per direction.
+    r = allreduce_time(buffer_gb=10, gpus=8, link_gbps=400)
+    assert r.bandwidth_gb_per_s == 50
+    assert r.ring_factor == 1.75
+    assert r.sent_per_gpu_gb == pytest.approx(17.5)
+    assert r.total_seconds == pytest.approx(0.35)
+    # nccl-tests would report algbw 10 GB ÷ 0.35 s ≈ 28.6 GB/s and busbw 28.6 × 1.75 = 50.
+    assert round(r.algbw_gb_per_s, 1) == 28.6
+    assert r.busbw_gb_per_s == pytest.approx(50)
+    assert r.summary == ("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+                         "(algbw 28.6 GB/s, busbw 50 GB/s)")
+    assert r.formula == "2 × (8 − 1) ÷ 8 × 10 GB ÷ 50 GB/s = 0.35 s"
+    assert "Data each GPU sends: 1.75 × 10 GB = 17.5 GB" in r.working
+
+
+@pytest.mark.parametrize(("gpus", "factor", "sent", "seconds"), [
+    # The lesson's table: ring time at 50 GB/s for a 10 GB buffer.
+    (2, 1.00, 10.0, 0.20), (8, 1.75, 17.5, 0.35), (64, 1.97, 19.7, 0.39),
+    (1024, 2.00, 20.0, 0.40),
+])
+def test_allreduce_lesson_table(gpus, factor, sent, seconds):
+    r = allreduce_time(10, gpus, 400)
+    assert round(r.ring_factor, 2) == factor
+    assert round(r.sent_per_gpu_gb, 1) == sent
+    assert round(r.total_seconds, 2) == seconds
+
+
+def test_allreduce_latency_dominates_small_buffers_and_tree_cuts_it():
+    # 1 MB on 1,024 GPUs at 5 µs per step: 2,046 steps ≈ 10.2 ms of latency, ~40 µs of data;
+    # a tree's ~20 steps spend ~0.1 ms.
+    r = allreduce_time(0.001, 1024, 400, latency_us=5)
+    assert r.ring_steps == 2046
+    assert r.latency_seconds == pytest.approx(10.23e-3)
+    assert r.transfer_seconds == pytest.approx(40e-6, rel=0.01)
+    assert (r.tree_steps, r.tree_latency_seconds) == (20, pytest.approx(0.1e-3))
+    assert any("Latency: 2 × (1,024 − 1) = 2,046 steps × 5 µs = 10.2 ms" == line
+               for line in r.working)
+    assert any(line.startswith("Tree, for comparison") for line in r.working)
+
+
+def test_allreduce_without_latency_says_it_is_left_out():
+    r = allreduce_time(10, 8, 400)
+    assert r.latency_seconds == 0 and r.tree_latency_seconds == 0
+    assert any("latency is left out" in line for line in r.working)
+    assert not any(line.startswith("Tree") for line in r.working)
+
+
+@pytest.mark.parametrize(("name", "bad", "needle"), [
+    ("gpus", 1, "gpus must be a whole number of at least 2 (got 1)"),
+    ("gpus", 2.5, "gpus must be a whole number of at least 2"),
+    ("buffer_gb", 0, "buffer_gb must be a positive number"),
+    ("buffer_gb", math.inf, "buffer_gb must be a finite number"),
+    ("link_gbps", -400, "link_gbps must be a positive number"),
+    ("link_gbps", 1e6, "link_gbps must be at most 100,000 Gb/s"),
+    ("latency_us", -1, "latency_us must be from 0 to 1,000,000 µs"),
+    ("latency_us", "5", "latency_us must be a number"),
+])
+def test_allreduce_validation_names_the_input(name, bad, needle):
+    with pytest.raises(CalculatorError) as info:
+        allreduce_time(**{"buffer_gb": 10, "gpus": 8, "link_gbps": 400, name: bad})
+    assert str(info.value).startswith(needle) and info.value.input == name
+
+
+size_st = st.floats(min_value=1e-6, max_value=1e4, allow_nan=False)
+link_st = st.floats(min_value=1, max_value=1e4, allow_nan=False)
+n_st = st.integers(min_value=2, max_value=100_000)
+latency_st = st.floats(min_value=0, max_value=1e3, allow_nan=False)
+
+
+@given(size_st, n_st, link_st)
+def test_allreduce_busbw_equals_the_link_without_latency(s, n, link):
+    r = allreduce_time(s, n, link)
+    assert r.busbw_gb_per_s == pytest.approx(link / 8, rel=1e-9)
+    assert r.total_seconds == pytest.approx(2 * (n - 1) / n * s / (link / 8), rel=1e-12)
+
+
+@given(size_st, n_st, n_st, link_st, latency_st)
+def test_allreduce_time_grows_with_gpus_but_stays_under_twice_the_buffer(s, n1, n2, link, lat):
+    lo, hi = sorted((n1, n2))
+    a, b = allreduce_time(s, lo, link, lat), allreduce_time(s, hi, link, lat)
+    assert a.total_seconds <= b.total_seconds * (1 + 1e-12)
+    assert b.sent_per_gpu_gb < 2 * s
+    assert b.busbw_gb_per_s <= link / 8 * (1 + 1e-9)  # latency only ever lowers busbw
+
+
+@given(size_st, n_st, link_st, link_st, latency_st)
+def test_allreduce_time_falls_with_bandwidth(s, n, l1, l2, lat):
+    lo, hi = sorted((l1, l2))
+    assert allreduce_time(s, n, hi, lat).total_seconds <= allreduce_time(s, n, lo, lat
+                                                                          ).total_seconds
+
+
+# --- power cost (numbers from corpus/lessons/power-and-facility-cost.md) -------------------
+
+def test_power_lesson_worked_example():
+    # 256 H100-class GPUs at 1.0 kW all-in, PUE 1.3, $0.10 per kWh, a 100-hour job.
+    r = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10, hours=100)
+    assert r.it_kw == 256
+    assert r.facility_kw == pytest.approx(332.8)
+    assert cents(r.cost_per_hour) == 33.28
+    assert cents(r.cost_per_gpu_hour) == 0.13
+    assert r.energy_kwh == pytest.approx(33_280)
+    assert cents(r.total_cost) == 3_328.00  # 25,600 GPU-hours × $0.13
+    assert r.summary == ("$3,328 of electricity for 100 h (33,280 kWh; $33.28 per hour, "
+                         "$0.13 per GPU-hour)")
+    assert r.formula == "256 GPUs × 1 kW × PUE 1.3 × $0.10/kWh × 100 h = $3,328"
+    year = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10, hours=8760)
+    assert year.energy_kwh == pytest.approx(2_915_328)
+    assert round(year.total_cost, -2) == 291_500
+
+
+@pytest.mark.parametrize(("kw", "pue", "price", "kwh", "per_gpu_hour"), [
+    # The lesson's table: kWh and electricity cost per GPU-hour.
+    (1.0, 1.3, 0.10, 1.3, 0.13), (1.0, 1.6, 0.15, 1.6, 0.24), (1.0, 1.3, 0.25, 1.3, 0.325),
+    (1.67, 1.2, 0.10, 2.0, 0.20),
+])
+def test_power_lesson_table(kw, pue, price, kwh, per_gpu_hour):
+    r = power_cost(watts_per_gpu=kw * 1000, pue=pue, price_per_kwh=price)
+    assert round(r.kwh_per_gpu_hour, 1) == kwh
+    assert round(r.cost_per_gpu_hour, 3) == pytest.approx(per_gpu_hour, abs=0.005)
+    assert r.gpus is None and r.gpus_counted == 1
+    assert "figures are for one GPU" in r.working[0]
+
+
+def test_power_from_server_watts():
+    # A DGX H100 at 10.2 kW for 8 GPUs is 1,275 W per GPU.
+    assert power_cost(watts_per_server=10_200, gpus_per_server=8).watts_per_gpu == 1275
+    # A GB200 NVL72 rack at 120 kW with a PUE of 1.2: 144 kW, $14.40 an hour, ~$126,100 a year.
+    r = power_cost(watts_per_server=120_000, gpus_per_server=72, pue=1.2, price_per_kwh=0.10,
+                   hours=8760)
+    assert r.gpus_counted == 72 and r.facility_kw == pytest.approx(144)
+    assert cents(r.cost_per_hour) == 14.40 and round(r.total_cost, -2) == 126_100
+    assert "one server of 72 GPUs" in " ".join(r.working)
+
+
+def test_power_brief_kwh_question():
+    # "256 H100s at 700 W for 100 hours at $0.12 per kWh", no PUE: IT power only, and said so.
+    r = power_cost(gpus=256, watts_per_gpu=700, price_per_kwh=0.12, hours=100)
+    assert r.it_kw == pytest.approx(179.2) and r.pue == 1
+    assert r.energy_kwh == pytest.approx(17_920)
+    assert cents(r.total_cost) == 2_150.40 and cents(r.cost_per_hour) == 21.50
+    assert r.cost_per_gpu_hour == pytest.approx(0.084)
+    assert any("A PUE of 1.0 counts the IT power only" in line for line in r.working)
+
+
+def test_power_without_price_or_hours():
+    energy = power_cost(gpus=256, watts_per_gpu=700, hours=168)
+    assert energy.total_cost is None and energy.energy_kwh == pytest.approx(30_105.6)
+    assert energy.summary == "30,105.6 kWh over 168 h (179.2 kW from the grid)"
+    hourly = power_cost(gpus=256, watts_per_gpu=1000, pue=1.3, price_per_kwh=0.10)
+    assert hourly.energy_kwh is None and hourly.total_cost is None
+    assert hourly.summary.startswith("$33.28 per hour of electricity")
+
+
+@pytest.mark.parametrize(("kwargs", "names"), [
+    ({"gpus": 8}, ["watts_per_gpu"]),
+    ({"watts_per_server": 10_200}, ["gpus_per_server"]),
+])
+def test_power_missing_inputs(kwargs, names):
+    with pytest.raises(MissingInput) as info:
+        power_cost(**kwargs)
+    assert info.value.names == names
+
+
+@pytest.mark.parametrize(("name", "bad", "needle"), [
+    ("pue", 0.9, "pue must be from 1 to 5"),
+    ("pue", math.nan, "pue must be a finite number"),
+    ("watts_per_gpu", 0, "watts_per_gpu must be a positive number"),
+    ("watts_per_gpu", 50_000, "watts_per_gpu must be at most 20,000 W"),
+    ("price_per_kwh", -0.1, "price_per_kwh must be a positive number"),
+    ("gpus", 2.5, "gpus must be a positive whole number"),
+    ("hours", 0, "hours must be a positive number"),
+])
+def test_power_validation_names_the_input(name, bad, needle):
+    with pytest.raises(CalculatorError) as info:
+        power_cost(**{"gpus": 8, "watts_per_gpu": 700, "price_per_kwh": 0.1, "hours": 1,
+                      name: bad})
+    assert str(info.value).startswith(needle) and info.value.input == name
+
+
+watts_st = st.floats(min_value=1, max_value=20_000, allow_nan=False)
+pue_st = st.floats(min_value=1, max_value=5, allow_nan=False)
+kwh_price_st = st.floats(min_value=0.001, max_value=10, allow_nan=False)
+
+
+@given(gpus_st, watts_st, pue_st, kwh_price_st, hours_st)
+def test_power_cost_matches_plain_arithmetic(g, w, u, p, h):
+    r = power_cost(gpus=g, watts_per_gpu=w, pue=u, price_per_kwh=p, hours=h)
+    assert r.total_cost == pytest.approx(g * w / 1000 * u * p * h, rel=1e-12)
+    assert r.cost_per_gpu_hour * g == pytest.approx(r.cost_per_hour, rel=1e-12)
+    assert r.cost_per_hour * h == pytest.approx(r.total_cost, rel=1e-12)
+    assert r.facility_kw >= r.it_kw  # a PUE never lowers the power drawn
+
+
+@given(watts_st, st.integers(min_value=1, max_value=100), pue_st, kwh_price_st)
+def test_power_per_server_equals_per_gpu(w, n, u, p):
+    by_server = power_cost(gpus=n, watts_per_server=w * n, gpus_per_server=n, pue=u,
+                           price_per_kwh=p)
+    by_gpu = power_cost(gpus=n, watts_per_gpu=w, pue=u, price_per_kwh=p)
+    assert by_server.cost_per_hour == pytest.approx(by_gpu.cost_per_hour, rel=1e-9)
+
+
+@given(gpus_st, watts_st, pue_st, pue_st, kwh_price_st)
+def test_power_cost_grows_with_pue(g, w, u1, u2, p):
+    lo, hi = sorted((u1, u2))
+    assert (power_cost(gpus=g, watts_per_gpu=w, pue=lo, price_per_kwh=p).cost_per_hour
+            <= power_cost(gpus=g, watts_per_gpu=w, pue=hi, price_per_kwh=p).cost_per_hour)

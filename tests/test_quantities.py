@@ -575,3 +575,242 @@ def test_networking_questions_are_not_calculations(question):
     assert detect(question) is None
     # Nor are they follow-ups to a cost question that came before.
     assert detect(question, detect(BASE)) is None
+
+
+# --- prices in other units, hourly rates --------------------------------------------------
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?", "core-hour"),
+    ("256 GPUs for 100 hours, colocation at $150 per kW, what does it cost?", "kW"),
+    ("256 H100s for 100 hours at $0.12 per rack-hour, total cost?", "rack-hour"),
+])
+def test_a_price_in_an_unknown_unit_is_refused_by_name(question, unit):
+    req = detect(question)
+    assert req is not None and "price_per_gpu_hour" not in req.args
+    outcome = run(req)
+    assert outcome.result is None
+    assert f"price per {unit}" in outcome.error and "not per GPU-hour" in outcome.error
+
+
+def test_kwh_is_refused_when_no_calculator_takes_it(monkeypatch):
+    # The brief's trap: "$0.12 per kWh" must never become $0.12 per GPU-hour.
+    monkeypatch.setattr(quantities.calc, "price_units", lambda: {})
+    req = detect("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert req.args.get("price_per_gpu_hour") is None
+    assert run(req).error.startswith("$0.12 per kWh is a price per kWh, not per GPU-hour")
+
+
+def test_node_hour_price_needs_the_gpus_per_node():
+    outcome = run(detect("What do 64 nodes cost for 10 hours at $20 per node-hour?"))
+    assert outcome.result is None and "per node-hour" in outcome.error
+    assert "GPUs per node" in outcome.error
+    for question in ("What do 64 nodes of 8 GPUs cost for 10 hours at $20 per node-hour?",
+                     "What do 64 nodes cost for 10 hours at $20/node/hr with 8 GPUs per node?"):
+        req = detect(question)
+        assert req.args == {"gpus": 512, "price_per_gpu_hour": 2.5, "hours": 10.0}
+        assert any("÷ 8 GPUs per node = $2.50 per GPU-hour" in n for n in req.notes)
+        assert run(req).result.total_cost == 12_800
+
+
+@pytest.mark.parametrize("question", [
+    "What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?",
+    "What's the hourly burn of 512 GPUs at $2.50/GPU-hour?",
+    "512 H100s at $2.50 per GPU-hour: what is that per hour?",
+    "How much per hour for 512 GPUs at $2.50 a GPU-hour?",
+])
+def test_hourly_burn_answers_the_rate_without_asking_for_hours(question):
+    req = detect(question)
+    assert req.tool == "gpu_hour_cost" and req.missing == []
+    result = run(req).result
+    assert result.cost_per_hour == result.total_cost == 1_280
+    assert result.summary == "$1,280 per hour (512 GPUs × $2.50/GPU-hour)"
+
+
+def test_hourly_question_without_a_price_asks_for_the_price():
+    req = detect("How much do 256 GPUs cost per hour?")
+    assert req.missing == ["price_per_gpu_hour"]
+
+
+def test_a_price_an_hour_is_not_an_hourly_question():
+    # "$3 an hour" is the price; the job's length is still asked for.
+    assert detect("What do 256 GPUs cost at $3 an hour?").missing == ["hours"]
+
+
+def test_every_calculator_asks_only_for_its_own_inputs():
+    # The old parser treated any unknown tool as a quote comparison; each now says its own.
+    empty = quantities.read("")
+    for name, spec in quantities.calc.REGISTRY.items():
+        assert set(spec.missing({}, empty)) <= set(spec.input_names), name
+        for missing in spec.missing({}, empty):
+            assert "What value should I use" not in spec.prompt(missing).question, (name,
+                                                                                   missing)
+    assert CalcRequest("no_such_tool", {}, ["gpus"]).question_for_missing() == "How many GPUs?"
+
+
+def test_a_short_reply_with_the_input_just_asked_for_answers_it():
+    # A topic word ("switch") in a reply that gives the GPU count asked for is still an answer.
+    previous = detect("What does it cost at $7 per GPU-hour for 100 hours?")
+    assert previous.missing == ["gpus"]
+    req = detect("256 GPUs on one switch", previous)
+    assert req.args == {"price_per_gpu_hour": 7.0, "hours": 100.0, "gpus": 256}
+    # A longer question on another topic is not.
+    assert detect("how many switches do I need for 1024 GPUs in a fat tree", previous) is None
+
+
+def test_a_money_question_with_nothing_to_calculate_from_is_not_a_calculation():
+    # Utilization is an input (of serving_cost), but nothing here selects serving and the
+    # GPU-hour sum has nothing to work from: a question for the lessons.
+    assert detect("Is 40% utilization expensive?") is None
+    assert detect("What does serving cost at 40% utilization?").tool == "serving_cost"
+
+
+# --- all-reduce time ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("10 GB", "buffer_gb", 10.0), ("10GB", "buffer_gb", 10.0), ("1 MB", "buffer_gb", 0.001),
+    ("2 GiB", "buffer_gb", 2**31 / 1e9), ("512 MiB", "buffer_gb", 2**29 / 1e9),
+    ("400 Gb/s", "link_gbps", 400.0), ("400 Gbps", "link_gbps", 400.0),
+    ("50 GB/s", "link_gbps", 400.0), ("3.2 Tb/s", "link_gbps", 3200.0),
+    ("400 gigabits per second", "link_gbps", 400.0),
+    ("50 gigabytes per second", "link_gbps", 400.0),
+    ("5 µs", "latency_us", 5.0), ("5 us", "latency_us", 5.0), ("0.5 ms", "latency_us", 500.0),
+    ("800 ns", "latency_us", 0.8), ("5 microseconds", "latency_us", 5.0),
+])
+def test_allreduce_amounts(text, kind, value):
+    assert [(q.kind, q.value) for q in scan(text)] == [(kind, pytest.approx(value))]
+
+
+@pytest.mark.parametrize("question", [
+    "how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s",
+    "allreduce 10GB across 8 gpus at 50 GB/s, how long?",
+    "All-reduce time for a 10 GB buffer over 8 H100s with 400 Gbps per GPU?",
+])
+def test_allreduce_questions_reach_the_calculator(question):
+    req = detect(question)
+    assert req.tool == "allreduce_time" and req.missing == []
+    assert req.args == {"buffer_gb": 10.0, "gpus": 8, "link_gbps": 400.0}
+    assert round(run(req).result.total_seconds, 2) == 0.35
+
+
+def test_allreduce_with_latency_and_a_lower_case_unit_says_how_it_read_it():
+    req = detect("How long is a 1 MB all-reduce on 1,024 GPUs at 400 gb/s with 5 µs latency "
+                 "per step?")
+    assert req.args == {"buffer_gb": 0.001, "gpus": 1024, "link_gbps": 400.0,
+                        "latency_us": 5.0}
+    assert any("read as gigabits per second" in n for n in req.notes)
+    assert round(run(req).result.latency_seconds * 1e3, 1) == 10.2
+
+
+def test_allreduce_asks_for_what_is_missing_and_takes_the_answer():
+    req = detect("how long does an all-reduce take at 400 Gb/s on 8 GPUs?")
+    assert req.tool == "allreduce_time" and req.missing == ["buffer_gb"]
+    assert "How large is the buffer" in req.question_for_missing()
+    req = detect("10 GB", req)
+    assert req.missing == [] and round(run(req).result.total_seconds, 2) == 0.35
+    req = detect("how long does a 10 GB all-reduce take at 50 GB/s per GPU?")
+    assert req.missing == ["gpus"]
+    assert detect("8", req).args["gpus"] == 8
+    # A reply that is only the bandwidth answers the bandwidth question.
+    asked = quantities.CalcRequest("allreduce_time", {"buffer_gb": 10.0, "gpus": 8},
+                                   ["link_gbps"])
+    assert detect("400 Gb/s", asked).args == {"buffer_gb": 10.0, "gpus": 8, "link_gbps": 400.0}
+
+
+def test_allreduce_follow_ups_keep_the_other_inputs():
+    previous = detect("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
+    req = detect("and on 1,024 GPUs?", previous)
+    assert req.tool == "allreduce_time" and req.args["gpus"] == 1024
+    req = detect("what about with 5 µs latency?", req)
+    assert req.args == {"buffer_gb": 10.0, "gpus": 1024, "link_gbps": 400.0, "latency_us": 5.0}
+
+
+@pytest.mark.parametrize("question", [
+    # Without a bandwidth the lesson answers (the golden set expects its 0.35 s example).
+    "how long does it take to allreduce 10GB across 8 gpus",
+    "what is all-reduce?",
+    "Is 400 Gb/s enough for an all-reduce?",
+])
+def test_allreduce_wordings_that_are_not_calculations(question):
+    assert detect(question) is None
+
+
+def test_an_allreduce_cost_question_is_a_cost_calculation():
+    req = detect("What does the all-reduce cost on 256 GPUs at $2/GPU-hour for 100 hours?")
+    assert req.tool == "gpu_hour_cost"
+
+
+# --- power cost ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("700 W per GPU", "watts_per_gpu", 700.0), ("1 kW per GPU", "watts_per_gpu", 1000.0),
+    ("a 700 W GPU", "watts_per_gpu", 700.0), ("10.2 kW per server", "watts_per_server", 10200.0),
+    ("a 10.2 kW server", "watts_per_server", 10200.0),
+    ("120 kilowatts per rack", "watts_per_server", 120000.0),
+    ("PUE of 1.3", "pue", 1.3), ("PUE 1.3", "pue", 1.3), ("a 1.3 PUE", "pue", 1.3),
+    ("$0.12 per kWh", "price_per_kwh", 0.12), ("$0.12/kWh", "price_per_kwh", 0.12),
+    ("$120 per MWh", "price_per_kwh", 0.12), ("12 cents per kWh", "price_per_kwh", 0.12),
+    ("700 W", "watts", 700.0),
+])
+def test_power_amounts(text, kind, value):
+    assert [(q.kind, q.value) for q in scan(text)] == [(kind, pytest.approx(value))]
+
+
+def test_the_brief_kwh_question_goes_to_power_cost():
+    # Before power_cost it was a GPU-hour cost at $0.12 per GPU-hour: silently wrong.
+    req = detect("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert req.tool == "power_cost" and req.missing == [] and req.error is None
+    assert req.args == {"gpus": 256, "watts_per_gpu": 700.0, "price_per_kwh": 0.12,
+                        "hours": 100.0}
+    result = run(req).result
+    assert round(result.total_cost, 2) == 2_150.40
+    assert result.summary == ("$2,150.40 of electricity for 100 h (17,920 kWh; $21.50 per "
+                              "hour, $0.084 per GPU-hour)")
+
+
+@pytest.mark.parametrize(("question", "args", "figure", "value"), [
+    ("What does electricity cost for 256 GPUs at 1 kW per GPU with a PUE of 1.3 at "
+     "$0.10/kWh?",
+     {"gpus": 256, "watts_per_gpu": 1000.0, "pue": 1.3, "price_per_kwh": 0.1},
+     "cost_per_hour", 33.28),
+    ("GB200 NVL72 rack at 120 kW, PUE 1.2, $0.10 per kWh: cost per hour?",
+     {"watts_per_server": 120000.0, "gpus_per_server": 72, "pue": 1.2, "price_per_kwh": 0.1},
+     "cost_per_hour", 14.40),
+    ("electricity for 32 DGX H100 servers at 10.2 kW per server, 8 GPUs per server, "
+     "PUE 1.3, 12 cents per kWh, for 100 hours",
+     {"gpus": 256, "watts_per_server": 10200.0, "gpus_per_server": 8, "pue": 1.3,
+      "price_per_kwh": 0.12, "hours": 100.0},
+     "total_cost", 256 * 1.275 * 1.3 * 0.12 * 100),
+    ("How much energy do 256 GPUs at 700 W per GPU use in a week?",
+     {"gpus": 256, "watts_per_gpu": 700.0, "hours": 168.0}, "energy_kwh", 30_105.6),
+])
+def test_power_questions(question, args, figure, value):
+    req = detect(question)
+    assert req.tool == "power_cost" and req.missing == []
+    assert req.args == args
+    assert getattr(run(req).result, figure) == pytest.approx(value)
+
+
+def test_watts_that_do_not_say_whose_are_refused_by_name():
+    outcome = run(detect("what does power cost for 256 GPUs drawing 180 kW at $0.10/kWh"))
+    assert outcome.result is None
+    assert outcome.error.startswith("180 kW does not say whose power it is")
+
+
+def test_power_asks_for_what_is_missing_and_keeps_it_in_follow_ups():
+    req = detect("What does electricity cost for 256 GPUs at $0.10 per kWh?")
+    assert req.tool == "power_cost" and req.missing == ["watts_per_gpu"]
+    assert "How many watts does each GPU draw" in req.question_for_missing()
+    req = detect("1000", req)
+    assert req.missing == [] and run(req).result.cost_per_hour == pytest.approx(25.6)
+    req = detect("and with a PUE of 1.3?", req)
+    assert req.args["pue"] == 1.3 and req.args["watts_per_gpu"] == 1000
+    req = detect("what about $0.15 per kWh?", req)
+    assert req.tool == "power_cost" and req.args["price_per_kwh"] == 0.15
+    asked = detect("a DGX H100 at 10.2 kW for a month at $0.15 per kWh with PUE 1.6")
+    assert asked.missing == ["gpus_per_server"]
+    assert run(detect("8", asked)).result.watts_per_gpu == 1275
+
+
+def test_watts_beside_a_gpu_hour_price_stay_a_rental_question():
+    req = detect("256 GPUs at $2/GPU-hour for 100 hours, each GPU draws 700 W")
+    assert req.tool == "gpu_hour_cost" and run(req).result.total_cost == 51_200

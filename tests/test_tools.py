@@ -12,6 +12,7 @@ from langchain_tests.integration_tests import ToolsIntegrationTests
 from langchain_tests.unit_tests import ToolsUnitTests
 
 from assistant import calculators as calc
+from assistant import tools
 from assistant.tools import (
     all_tools,
     compare_cluster_quotes_tool,
@@ -24,23 +25,27 @@ from assistant.tools import (
 
 NAMES = ["gpu_hour_cost", "training_cost", "serving_cost", "compare_cluster_quotes"]
 
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "gpu_hour_cost": {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100},
-    "training_cost": {"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100,
-                      "slowdown_pct": 30},
-    "serving_cost": {"price_per_gpu_hour": 2.0, "tokens_per_second": 1000},
-    "compare_cluster_quotes": {"gpus": 256, "quotes": [
-        {"name": "A", "price_per_gpu_hour": 6.5, "hours": 130},
-        {"name": "B", "price_per_gpu_hour": 7.0, "hours": 100},
-    ]},
-}
+# Each calculator declares a valid call; the standard suites below run on every one of them.
+EXAMPLES: dict[str, dict[str, Any]] = {name: dict(spec.example)
+                                       for name, spec in calc.REGISTRY.items()}
 
 
 def test_names_are_exact():
-    assert [t.name for t in all_tools()] == NAMES
-    assert [s["function"]["name"] for s in tool_schemas()] == NAMES
+    names = [t.name for t in all_tools()]
+    assert names == list(calc.REGISTRY) and names[:4] == NAMES
+    assert [s["function"]["name"] for s in tool_schemas()] == names
     assert [f().name for f in (gpu_hour_cost_tool, training_cost_tool, serving_cost_tool,
                                compare_cluster_quotes_tool)] == NAMES
+
+
+def test_every_calculator_has_a_tool_factory_and_an_example():
+    for name, spec in calc.REGISTRY.items():
+        assert getattr(tools, f"{name}_tool")().name == name
+        assert spec.example, f"{name} declares no example call"
+    with pytest.raises(KeyError, match="no calculator named"):
+        make_tool("rm_rf")
+    with pytest.raises(AttributeError):
+        tools.rm_rf_tool  # noqa: B018
 
 
 def test_openai_schemas_carry_bounds_and_descriptions():
@@ -73,7 +78,7 @@ def test_openai_schemas_carry_bounds_and_descriptions():
     assert (quotes["minItems"], quotes["maxItems"]) == (2, 10)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", list(calc.REGISTRY))
 def test_invoke_with_dict_matches_calculator(name):
     out = make_tool(name).invoke(EXAMPLES[name])
     expected = calc.CALCULATORS[name](**EXAMPLES[name]).to_dict()
@@ -155,6 +160,30 @@ def test_extra_arguments_are_rejected_by_name():
     assert out["input"] == "shell"
 
 
+def test_allreduce_time_tool_gives_time_algbw_and_busbw():
+    schema = {s["function"]["name"]: s["function"] for s in tool_schemas()}["allreduce_time"]
+    props = schema["parameters"]["properties"]
+    assert schema["parameters"]["required"] == ["buffer_gb", "gpus", "link_gbps"]
+    assert props["gpus"]["minimum"] == 2 and "Gb/s" in props["link_gbps"]["description"]
+    out = make_tool("allreduce_time").invoke({"buffer_gb": 10, "gpus": 8, "link_gbps": 400})
+    assert round(out["total_seconds"], 2) == 0.35 and round(out["busbw_gb_per_s"], 6) == 50
+    assert make_tool("allreduce_time").invoke(
+        {"buffer_gb": 10, "gpus": 1, "link_gbps": 400})["input"] == "gpus"
+
+
+def test_power_cost_tool_gives_energy_cost_and_cost_per_gpu_hour():
+    schema = {s["function"]["name"]: s["function"] for s in tool_schemas()}["power_cost"]
+    props = schema["parameters"]["properties"]
+    assert "required" not in schema["parameters"] or not schema["parameters"]["required"]
+    assert props["pue"]["minimum"] == 1 and "kWh" in props["price_per_kwh"]["description"]
+    out = make_tool("power_cost").invoke({"gpus": 256, "watts_per_gpu": 700,
+                                          "price_per_kwh": 0.12, "hours": 100})
+    assert round(out["total_cost"], 2) == 2150.4 and round(out["energy_kwh"], 6) == 17_920
+    assert round(out["cost_per_gpu_hour"], 6) == 0.084
+    assert make_tool("power_cost").invoke({"gpus": 8}) == {
+        "error": "missing input(s): watts_per_gpu", "input": "watts_per_gpu"}
+
+
 # --- LangChain standard suites ------------------------------------------------------------
 
 class _Params:
@@ -173,36 +202,15 @@ class _Params:
         return EXAMPLES[self.name]
 
 
-class TestGpuHourCostUnit(_Params, ToolsUnitTests):
-    name = "gpu_hour_cost"
+def _suite(base: type, name: str) -> type:
+    title = "".join(part.capitalize() for part in name.split("_"))
+    kind = "Unit" if base is ToolsUnitTests else "Integration"
+    return type(f"Test{title}{kind}", (_Params, base), {"name": name})
 
 
-class TestTrainingCostUnit(_Params, ToolsUnitTests):
-    name = "training_cost"
-
-
-class TestServingCostUnit(_Params, ToolsUnitTests):
-    name = "serving_cost"
-
-
-class TestCompareClusterQuotesUnit(_Params, ToolsUnitTests):
-    name = "compare_cluster_quotes"
-
-
+# One unit and one integration suite per calculator in the registry: TestGpuHourCostUnit, ...
 # The integration suite's async tests run through pytest-asyncio's auto mode (pyproject).
-
-
-class TestGpuHourCostIntegration(_Params, ToolsIntegrationTests):
-    name = "gpu_hour_cost"
-
-
-class TestTrainingCostIntegration(_Params, ToolsIntegrationTests):
-    name = "training_cost"
-
-
-class TestServingCostIntegration(_Params, ToolsIntegrationTests):
-    name = "serving_cost"
-
-
-class TestCompareClusterQuotesIntegration(_Params, ToolsIntegrationTests):
-    name = "compare_cluster_quotes"
+for _name in calc.REGISTRY:
+    for _base in (ToolsUnitTests, ToolsIntegrationTests):
+        _cls = _suite(_base, _name)
+        globals()[_cls.__name__] = _cls

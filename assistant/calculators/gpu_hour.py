@@ -1,0 +1,114 @@
+"""GPU-hour cost: what renting GPUs costs, gpus × price per GPU-hour × hours.
+
+Example:
+    >>> r = gpu_hour_cost(256, 7.0, 100)
+    >>> r.total_cost
+    179200.0
+    >>> r.formula
+    '256 GPUs × $7.00/GPU-hour × 100 h = $179,200'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from assistant.calculators._base import (
+    MAX_GPUS,
+    MAX_HOURS,
+    MAX_PRICE_PER_GPU_HOUR,
+    Calculator,
+    Inputs,
+    Result,
+    Unit,
+    check,
+    format_money,
+    format_number,
+    format_price,
+    gpus_text,
+)
+from assistant.wording import HOURLY, Wording
+
+
+class GpuHourCostInput(Inputs):
+    """Inputs of gpu_hour_cost."""
+
+    gpus: int = Field(gt=0, le=MAX_GPUS, description="Number of GPUs (whole number).")
+    price_per_gpu_hour: Annotated[float, Unit(" dollars")] = Field(
+        gt=0, le=MAX_PRICE_PER_GPU_HOUR, description="Price in US dollars per GPU per hour.")
+    hours: Annotated[float, Unit(" h")] = Field(
+        gt=0, le=MAX_HOURS, description="Wall-clock hours the GPUs are rented.")
+
+
+@dataclass(frozen=True)
+class GpuHourCost(Result):
+    """Cost of renting `gpus` GPUs for `hours` at a price per GPU-hour."""
+
+    gpus: int
+    price_per_gpu_hour: float
+    hours: float
+    cost_per_hour: float
+    gpu_hours: float
+    total_cost: float
+    formula: str
+    summary: str
+    working: list[str] = field(default_factory=list)
+
+
+def gpu_hour_cost(gpus: int, price_per_gpu_hour: float, hours: float) -> GpuHourCost:
+    """Compute the cost of `gpus` GPUs for `hours` at `price_per_gpu_hour` dollars."""
+    g = check(GpuHourCostInput, "gpus", gpus)
+    p = check(GpuHourCostInput, "price_per_gpu_hour", price_per_gpu_hour)
+    h = check(GpuHourCostInput, "hours", hours)
+    cost_per_hour = g * p
+    gpu_hours = g * h
+    total = gpu_hours * p
+    price = f"{format_price(p)}/GPU-hour"
+    if h == 1:
+        # One hour is how the chat answers "what does it burn per hour?".
+        summary = f"{format_money(cost_per_hour)} per hour ({gpus_text(g)} × {price})"
+    else:
+        summary = (f"{format_money(total)} in total ({format_number(gpu_hours)} GPU-hours, "
+                   f"{format_money(cost_per_hour)} per hour)")
+    return GpuHourCost(
+        gpus=g, price_per_gpu_hour=p, hours=h,
+        cost_per_hour=cost_per_hour, gpu_hours=gpu_hours, total_cost=total,
+        formula=f"{gpus_text(g)} × {price} × {format_number(h)} h = {format_money(total)}",
+        summary=summary,
+        working=[
+            f"Cost per hour: {gpus_text(g)} × {price} = {format_money(cost_per_hour)}/h",
+            f"GPU-hours: {gpus_text(g)} × {format_number(h)} h = "
+            f"{format_number(gpu_hours)} GPU-hours",
+            f"Total: {format_number(gpu_hours)} GPU-hours × {price} = {format_money(total)}",
+        ],
+    )
+
+
+class _GpuHourCost(Calculator):
+    def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
+        args, notes = super().read(w)
+        # "What does it burn per hour?": the hourly rate is the answer, not a question back;
+        # one hour of running is that rate, and the answer says "per hour".
+        if "hours" not in args and HOURLY.search(w.unread):
+            args["hours"] = 1.0
+        return args, notes
+
+
+CALCULATOR = _GpuHourCost(
+    name="gpu_hour_cost",
+    function=gpu_hour_cost,
+    inputs=GpuHourCostInput,
+    result=GpuHourCost,
+    label="GPU-hour cost",
+    lesson="estimating-training-cost",
+    description=(
+        "Cost of renting GPUs: gpus × price per GPU-hour × hours.\n\n"
+        "Returns cost_per_hour, gpu_hours and total_cost in US dollars, with the formula and "
+        'working, or {"error": ...} naming a bad input.'),
+    required=("gpus", "price_per_gpu_hour", "hours"),
+    fallback=True,
+    example={"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100},
+    order=10,
+)

@@ -1,0 +1,348 @@
+"""Cluster quote comparison: quotes side by side by total cost, gpus × price × hours.
+
+Example:
+    >>> r = compare_cluster_quotes(256, [
+    ...     {"name": "A", "price_per_gpu_hour": 6.5, "hours": 130},
+    ...     {"name": "B", "price_per_gpu_hour": 7.0, "hours": 100}])
+    >>> r.cheapest, r.difference
+    ('B', 37120.0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from assistant.calculators._base import (
+    MAX_GPUS,
+    MAX_HOURS,
+    MAX_PRICE_PER_GPU_HOUR,
+    MAX_QUOTE_NAME_CHARS,
+    MAX_QUOTES,
+    MIN_QUOTES,
+    Calculator,
+    CalculatorError,
+    Inputs,
+    MissingInput,
+    Prompt,
+    Result,
+    Unit,
+    check,
+    format_money,
+    format_number,
+    format_price,
+    gpus_text,
+)
+from assistant.wording import Quantity, Wording, count, rx
+
+
+class QuoteInput(Inputs):
+    """One cluster quote."""
+
+    name: str = Field(min_length=1, max_length=MAX_QUOTE_NAME_CHARS,
+                      description="Unique name of the quote, e.g. 'A' or a provider.")
+    price_per_gpu_hour: Annotated[float, Unit(" dollars")] = Field(
+        gt=0, le=MAX_PRICE_PER_GPU_HOUR, description="Price in US dollars per GPU-hour.")
+    hours: Annotated[float, Unit(" h")] = Field(gt=0, le=MAX_HOURS,
+                                                description="Hours the job runs there.")
+    gpus: int | None = Field(default=None, gt=0, le=MAX_GPUS,
+                             description="GPUs for this quote, if not the shared count.")
+
+
+class CompareClusterQuotesInput(Inputs):
+    """Inputs of compare_cluster_quotes."""
+
+    gpus: int | None = Field(default=None, gt=0, le=MAX_GPUS,
+                             description="GPUs for every quote that gives no count of its own.")
+    quotes: list[QuoteInput] = Field(min_length=MIN_QUOTES, max_length=MAX_QUOTES,
+                                     description="From 2 to 10 quotes with unique names.")
+
+
+@dataclass(frozen=True)
+class QuoteCost:
+    """One quote's total and how much more it costs than the cheapest."""
+
+    name: str
+    gpus: int
+    price_per_gpu_hour: float
+    hours: float
+    gpu_hours: float
+    total_cost: float
+    more_than_cheapest: float
+
+
+@dataclass(frozen=True)
+class QuoteComparison(Result):
+    """Quotes side by side; the cheapest is the first with the lowest total."""
+
+    quotes: list[QuoteCost]
+    cheapest: str
+    dearest: str
+    cheapest_cost: float
+    dearest_cost: float
+    difference: float
+    formula: str
+    summary: str
+    working: list[str] = field(default_factory=list)
+
+
+def _quote_field(quote: Any, key: str) -> Any:
+    # Quotes arrive as dicts from the parser and as pydantic models from the tool layer.
+    if isinstance(quote, Mapping):
+        return quote.get(key)
+    return getattr(quote, key, None)
+
+
+def _quote_cost(i: int, quote: Any, shared: int | None, seen: set[str]) -> QuoteCost:
+    # Keys follow pydantic's error locations ("quotes.1.hours") so both layers agree.
+    path = f"quotes.{i}"
+    raw_name = _quote_field(quote, "name")
+    name = raw_name.strip() if isinstance(raw_name, str) else ""
+    if not name or len(name) > MAX_QUOTE_NAME_CHARS:
+        raise CalculatorError(
+            f"name of quote {i + 1} must be 1 to {MAX_QUOTE_NAME_CHARS} characters "
+            f"(got {raw_name!r})", f"{path}.name")
+    if name.casefold() in seen:
+        raise CalculatorError(
+            f"name of quote {i + 1} must be unique (got {name!r} twice)", f"{path}.name")
+    seen.add(name.casefold())
+    own = _quote_field(quote, "gpus")
+    if own is None and shared is None:
+        raise MissingInput(["gpus"])
+    values = {}
+    for key in ("gpus", "price_per_gpu_hour", "hours"):
+        value = _quote_field(quote, key)
+        if key == "gpus" and own is None:
+            values[key] = shared
+            continue
+        values[key] = check(QuoteInput, key, value, label=f"{key} for quote {name!r}",
+                            key=f"{path}.{key}")
+    g, p, h = values["gpus"], values["price_per_gpu_hour"], values["hours"]
+    return QuoteCost(name=name, gpus=g, price_per_gpu_hour=p, hours=h, gpu_hours=g * h,
+                     total_cost=g * h * p, more_than_cheapest=0.0)
+
+
+def compare_cluster_quotes(gpus: int | None = None, quotes: Sequence[Any] = ()
+                           ) -> QuoteComparison:
+    """Compare cluster quotes (name, price_per_gpu_hour, hours, optional gpus) by total cost.
+
+    `gpus` applies to every quote that does not give its own `gpus`.
+    """
+    if isinstance(quotes, str | bytes) or not isinstance(quotes, Sequence):
+        raise CalculatorError(f"quotes must be a list of quotes (got {quotes!r})", "quotes")
+    if not MIN_QUOTES <= len(quotes) <= MAX_QUOTES:
+        raise CalculatorError(
+            f"quotes must have from {MIN_QUOTES} to {MAX_QUOTES} entries (got {len(quotes)})",
+            "quotes")
+    shared = None if gpus is None else check(CompareClusterQuotesInput, "gpus", gpus)
+    seen: set[str] = set()
+    costs = [_quote_cost(i, quote, shared, seen) for i, quote in enumerate(quotes)]
+    cheapest = min(costs, key=lambda x: x.total_cost)
+    dearest = max(costs, key=lambda x: x.total_cost)
+    costs = [dataclasses.replace(x, more_than_cheapest=x.total_cost - cheapest.total_cost)
+             for x in costs]
+    diff = dearest.total_cost - cheapest.total_cost
+    working = [f"{x.name}: {gpus_text(x.gpus)} × {format_price(x.price_per_gpu_hour)}"
+               f"/GPU-hour × {format_number(x.hours)} h = {format_money(x.total_cost)}"
+               for x in costs]
+    if diff == 0:
+        working.append(f"All quotes cost the same: {format_money(cheapest.total_cost)}")
+        summary = f"All quotes cost {format_money(cheapest.total_cost)}"
+    else:
+        working += [f"{x.name} costs {format_money(x.more_than_cheapest)} more than "
+                    f"{cheapest.name}" for x in costs if x.name != cheapest.name]
+        summary = (f"{cheapest.name} is cheapest at {format_money(cheapest.total_cost)}, "
+                   f"{format_money(diff)} less than {dearest.name} "
+                   f"({format_money(dearest.total_cost)})")
+    formula = (" vs ".join(f"{x.name} {format_money(x.total_cost)}" for x in costs)
+               + f" → {cheapest.name} cheaper by {format_money(diff)}")
+    return QuoteComparison(
+        quotes=costs, cheapest=cheapest.name, dearest=dearest.name,
+        cheapest_cost=cheapest.total_cost, dearest_cost=dearest.total_cost, difference=diff,
+        formula=formula, summary=summary, working=working,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Wording: which price, duration and GPU count belongs to which quote
+# ---------------------------------------------------------------------------------------
+
+_MARKER = rx(
+    r"\b(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)\s"
+    # "cluster A" is a name but "a cluster a lot bigger" is not: a one-letter "a" counts as a
+    # name only when a price, a verb or punctuation follows.
+    r"(?P<name>an?(?=\s?(?:at|@|for|with|on|is|costs?|charges?|offers|quotes|vs|and|or)\b|"
+    r"\s?[:,;$@)]|$)|(?!(?:at|for|with|on|is|and|vs|or|of|the|a|an|to|costs?|charges?)\b)"
+    r"[a-z0-9][a-z0-9_.-]{0,29})")
+_SEPARATOR = rx(r"\b(?:vs\.?|versus|compared\s(?:to|with)|against|or|with|and|while|whereas|"
+                r"but)\b|;")
+_NOT_NAMES = {"compare", "with", "and", "or", "vs", "the", "what", "which", "how", "is", "at",
+              "for", "a", "an", "i", "if", "then", "on", "cost", "price", "gpus", "gpu"}
+_CAPITALISED_NAME = re.compile(
+    r"\b([A-Z][A-Za-z0-9_-]{1,30})(?:\s(?:at|@|is|charges|costs|quotes|offers|for))?\s?:?\s?$")
+_COMPARE_WORD = rx(r"\b(?:compare|comparison|vs|versus|cheaper|cheapest|dearer|dearest)\b")
+
+
+def _markers(lower: str) -> list[re.Match[str]]:
+    seen: set[str] = set()
+    kept = []
+    for m in _MARKER.finditer(lower):
+        name = m.group("name").rstrip(".-")
+        if name and name not in seen:
+            seen.add(name)
+            kept.append(m)
+    return kept
+
+
+def _prices(w: Wording, markers: int) -> list[Quantity]:
+    prices = [x for x in w.found if x.kind in ("price", "at_price")]
+    if len(prices) < 2 and (markers >= 2 or _COMPARE_WORD.search(w.lower)):
+        # "$6.50 for 130 h vs $7 for 100 h": bare amounts are prices once quotes are compared.
+        prices = [x for x in w.found if x.kind in ("price", "at_price", "money")]
+    return sorted(prices, key=lambda x: x.start)
+
+
+def _crossings(a: int, b: int, cuts: list[int]) -> int:
+    lo, hi = min(a, b), max(a, b)
+    return sum(1 for c in cuts if lo <= c < hi)
+
+
+def _nearest(x: Quantity, prices: list[Quantity], cuts: list[int]) -> int:
+    def distance(i: int) -> tuple[int, int]:
+        p = prices[i]
+        gap = p.start - x.end if p.start >= x.end else x.start - p.end
+        return (_crossings(x.start, p.start, cuts), max(gap, 0))
+    return min(range(len(prices)), key=distance)
+
+
+def _name_before(price: Quantity, original: str, markers: list[re.Match[str]],
+                 separators: list[int]) -> tuple[int, str] | None:
+    """Where the name of the quote a price belongs to starts, and the name."""
+    before = [m for m in markers if m.end() <= price.start]
+    if before and not any(before[-1].end() <= c < price.start for c in separators):
+        m = before[-1]
+        name = original[m.start("name"):m.end("name")].rstrip(".-")
+        # "option 1" reads better as "Option 1" than as "1"; "cluster A" stays "A".
+        return m.start(), (f"{m.group(0).split()[0].capitalize()} {name}" if name.isdigit()
+                           else name)
+    window = max(0, price.start - 40)
+    hit = _CAPITALISED_NAME.search(original[window:price.start])
+    if hit and hit.group(1).lower() not in _NOT_NAMES:
+        return window + hit.start(1), hit.group(1)
+    return None
+
+
+def _name_starts(named: list[tuple[int, str] | None]) -> list[int] | None:
+    """Where each quote's name starts, if every price follows its own name, in order."""
+    if any(n is None for n in named):
+        return None
+    starts = [n[0] for n in named if n is not None]
+    if any(b <= a for a, b in zip(starts, starts[1:], strict=False)):
+        return None
+    return starts
+
+
+def _owner(x: Quantity, prices: list[Quantity], cuts: list[int],
+           starts: list[int] | None) -> int:
+    # "quote A $4.50/hr and the job takes 10 days, quote B $4/hr but takes 12 days": what
+    # lies between a quote's name and the next quote's name belongs to that quote.
+    if starts is not None and x.start >= starts[0]:
+        return max(i for i, s in enumerate(starts) if s <= x.start)
+    return _nearest(x, prices, cuts)
+
+
+def _share(kind: str, w: Wording, quotes: list[dict[str, Any]], owner: Any) -> Any:
+    """One amount of a kind is shared by every quote; several go to the quote they follow."""
+    found = [x for x in w.found if x.kind == kind]
+    value = (lambda x: count(x.value)) if kind == "gpus" else (lambda x: x.value)
+    if len(found) == 1:
+        return value(found[0])
+    for x in found:
+        quotes[owner(x)].setdefault(kind, value(x))
+    return None
+
+
+def _quote_args(w: Wording) -> dict[str, Any]:
+    markers = _markers(w.lower)
+    prices = _prices(w, len(markers))
+    gpus = [x for x in w.found if x.kind == "gpus"]
+    if len(prices) < 2:
+        return {"gpus": count(gpus[0].value)} if gpus else {}
+    separators = [m.start() for m in _SEPARATOR.finditer(w.lower)]
+    cuts = sorted(separators + [m.start() for m in markers])
+    named = [_name_before(p, w.original, markers, separators) for p in prices]
+    starts = _name_starts(named)
+    quotes: list[dict[str, Any]] = [{"price_per_gpu_hour": p.value} for p in prices]
+
+    def owner(x: Quantity) -> int:
+        return _owner(x, prices, cuts, starts)
+
+    hours = _share("hours", w, quotes, owner)
+    if hours is not None:
+        for quote in quotes:
+            quote["hours"] = hours
+    args: dict[str, Any] = {}
+    shared_gpus = _share("gpus", w, quotes, owner)
+    if shared_gpus is not None:
+        args["gpus"] = shared_gpus
+    used: set[str] = set()
+    for i, (quote, name_at) in enumerate(zip(quotes, named, strict=True), start=1):
+        name = name_at[1] if name_at else ""
+        if not name or name.casefold() in used:
+            name = f"Quote {i}"
+        used.add(name.casefold())
+        # Name first, so tool_calls read naturally.
+        quotes[i - 1] = {"name": name, **quote}
+    args["quotes"] = quotes
+    return args
+
+
+class _CompareQuotes(Calculator):
+    def reads(self, kind: str) -> bool:
+        return kind in ("price", "at_price", "money", "hours") or super().reads(kind)
+
+    def selects(self, w: Wording) -> bool:
+        return len(_prices(w, len(_markers(w.lower)))) >= 2
+
+    def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
+        return _quote_args(w), []
+
+    def missing(self, args: Mapping[str, Any], w: Wording) -> list[str]:
+        quotes = args.get("quotes") or []
+        if len(quotes) < 2:
+            return ["quotes"] + ([] if "gpus" in args else ["gpus"])
+        required = []
+        if "gpus" not in args and any("gpus" not in x for x in quotes):
+            required.append("gpus")
+        if any("hours" not in x for x in quotes):
+            required.append("hours")
+        return required
+
+
+CALCULATOR = _CompareQuotes(
+    name="compare_cluster_quotes",
+    function=compare_cluster_quotes,
+    inputs=CompareClusterQuotesInput,
+    result=QuoteComparison,
+    label="cluster quote comparison",
+    lesson="reading-a-cluster-quote",
+    description=(
+        "Compare 2 to 10 cluster quotes by total cost (gpus × price per GPU-hour × hours).\n\n"
+        "Returns each quote's total, the cheapest and dearest names, the difference between "
+        "them and each quote's excess over the cheapest, or {\"error\": ...}."),
+    prompts={
+        "quotes": Prompt("Which quotes should I compare? Give each a price per GPU-hour and "
+                         "hours, e.g. 'cluster A at $6.50 for 130 hours vs cluster B at $7 for "
+                         "100 hours'."),
+    },
+    priority=30,
+    example={"gpus": 256, "quotes": [
+        {"name": "A", "price_per_gpu_hour": 6.5, "hours": 130},
+        {"name": "B", "price_per_gpu_hour": 7.0, "hours": 100}]},
+    order=40,
+)

@@ -1,0 +1,64 @@
+"""Calculations through the chat: the page each calculator cites, refusals by name, rates."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from assistant import calculators
+
+
+@pytest.mark.parametrize(("question", "tool"), [
+    ("How much does it cost to run 256 H100s for 100 hours at $7 per GPU-hour?",
+     "gpu_hour_cost"),
+    ("How much does a 30% slowdown cost on 256 GPUs for 100 hours at $7/GPU-hour?",
+     "training_cost"),
+    ("What is the cost per million tokens at $2/hr and 1,000 tokens/s?", "serving_cost"),
+    ("compare cluster A at $6.50 for 130 hours with cluster B at $7 for 100 hours on 256 GPUs",
+     "compare_cluster_quotes"),
+])
+def test_each_calculation_cites_the_page_its_calculator_declares(bot, question, tool):
+    answer = bot.ask(question)
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == [tool]
+    assert [c.slug for c in answer.citations] == [calculators.REGISTRY[tool].lesson]
+
+
+def test_a_missing_lesson_is_cited_by_nobody_not_replaced(bot, monkeypatch):
+    spec = calculators.REGISTRY["serving_cost"]
+    monkeypatch.setitem(calculators.REGISTRY, "serving_cost",
+                        dataclasses.replace(spec, lesson="no-such-lesson"))
+    answer = bot.ask("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
+    assert answer.kind == "calculation" and answer.citations == []
+    assert "estimating-training-cost" not in answer.retrieved
+
+
+def test_hourly_burn_is_answered_with_the_rate(bot):
+    answer = bot.ask("What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?")
+    assert answer.kind == "calculation"
+    assert answer.text.startswith("$1,280 per hour")
+
+
+def test_a_price_in_an_unknown_unit_is_refused_by_name(bot):
+    answer = bot.ask("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?")
+    assert answer.kind == "clarify" and not answer.tool_calls
+    assert "$0.50 per core-hour is a price per core-hour, not per GPU-hour" in answer.text
+
+
+def test_allreduce_time_from_chat_wording(bot):
+    answer = bot.ask("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
+    assert answer.text.startswith("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+                                  "(algbw 28.6 GB/s, busbw 50 GB/s)")
+    assert [c.slug for c in answer.citations] == ["how-all-reduce-works"]
+
+
+def test_the_kwh_question_is_answered_by_the_power_calculator(bot):
+    answer = bot.ask("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["power_cost"]
+    assert answer.text.startswith("$2,150.40 of electricity for 100 h")
+    assert "0.12 per GPU-hour" not in answer.text
+    assert [c.slug for c in answer.citations] == ["power-and-facility-cost"]
