@@ -196,3 +196,48 @@ def test_model_factory():
         build_chat_model(Settings.from_env({"ASSISTANT_LLM": "gpt-4o"}))
     with pytest.raises(ModelConfigError, match=r"pip install '\.\[nosuch\]'|nosuch"):
         build_chat_model(Settings.from_env({"ASSISTANT_LLM": "nosuch:model"}))
+
+
+class QuotingModel(ScriptedModel):
+    """A careful model: answers with the first sentence of passage [1], cited."""
+
+    def _generate(self, messages, *args, **kwargs):
+        from langchain_core.outputs import ChatGeneration, ChatResult
+
+        from assistant.text import split_sentences
+
+        SEEN.append(messages)
+        system = messages[0].content
+        first = next((line for line in system.splitlines() if line.startswith("[1] ")), None)
+        if first is None:
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("OUT_OF_SCOPE"))])
+        text = split_sentences(first.split(": ", 1)[1])[0].rstrip(".")
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(f"{text} [1]."))])
+
+
+def test_the_prompt_carries_the_questions_intent(llm_bot):
+    SEEN.clear()
+    _with(llm_bot, QuotingModel(responses=[AIMessage("unused")])).ask("does nccl work over roce?")
+    assert "This is a yes/no question" in SEEN[0][0].content
+    SEEN.clear()
+    llm_bot.ask("how fast is an ndr infiniband port?")
+    assert "This is a quantity question" in SEEN[0][0].content
+
+
+def test_llm_mode_is_scored_with_the_same_answer_metrics(llm_bot, tmp_path):
+    import json
+
+    from assistant.evaluate import DEFAULT_GOLDEN, run_eval
+
+    lines = [line for line in DEFAULT_GOLDEN.read_text().splitlines()
+             if '"nuggets"' in line and '"tool"' not in line][:24]
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("\n".join(lines) + "\n")
+    bot = _with(llm_bot, QuotingModel(responses=[AIMessage("unused")]))
+    result = run_eval(bot, golden, tmp_path / "answers.jsonl")
+    for name in ("nugget_recall", "answer_first", "yes_no_accuracy", "dangling"):
+        assert name in result.metrics
+    assert result.metrics["dangling"] == 0
+    rows = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
+    assert sum(r.get("note") == "llm" for r in rows) >= len(rows) // 2, [r.get("note")
+                                                                          for r in rows]

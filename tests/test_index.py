@@ -13,8 +13,13 @@ def test_ingest_is_incremental(small_settings, small_corpus):
     index = Index(small_settings)
     first = index.ingest(load_corpus(small_corpus), progress=False)
     assert first.rebuilt and sorted(first.added) == ["infiniband", "nvlink", "roce"]
-    total = index.collection.count()
+    total = index.collection.count() + index.sentences.count()
     assert total == first.units_embedded > 0
+    # Section chunks (dense search) and sentence/question vectors live apart.
+    assert {m["unit"] for m in index.collection.get(include=["metadatas"])["metadatas"]} \
+        == {"chunk"}
+    assert {m["unit"] for m in index.sentences.get(include=["metadatas"])["metadatas"]} \
+        == {"sentence", "question"}
 
     again = index.ingest(load_corpus(small_corpus), progress=False)
     assert again.units_embedded == 0 and again.unchanged == 3 and not again.rebuilt
@@ -32,6 +37,7 @@ def test_ingest_is_incremental(small_settings, small_corpus):
     deleted = index.ingest(load_corpus(small_corpus), progress=False)
     assert deleted.deleted == ["nvlink"] and deleted.units_embedded == 0
     assert index.collection.get(where={"slug": "nvlink"}, include=[])["ids"] == []
+    assert index.sentences.get(where={"slug": "nvlink"}, include=[])["ids"] == []
     assert set(index.manifest().pages) == {"infiniband", "roce"}
 
 
