@@ -148,7 +148,10 @@ def opens_with(text: str) -> str | None:
 
 
 def dangling_quotes(answer: Answer) -> list[str]:
-    """Return the quoted sentences of an answer that cannot stand alone."""
+    """Return the quoted sentences of an answer that cannot stand alone (in LLM mode, the
+    model's own sentences: its citations point at whole passages, not at quotes)."""
+    if answer.note == "llm":
+        return [s for s in split_sentences(strip_markers(answer.text)) if dangling_reason(s)]
     out = []
     for citation in answer.citations:
         for sentence in split_sentences(citation.passage):

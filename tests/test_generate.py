@@ -211,8 +211,11 @@ class QuotingModel(ScriptedModel):
         first = next((line for line in system.splitlines() if line.startswith("[1] ")), None)
         if first is None:
             return ChatResult(generations=[ChatGeneration(message=AIMessage("OUT_OF_SCOPE"))])
-        text = split_sentences(first.split(": ", 1)[1])[0].rstrip(".")
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(f"{text} [1]."))])
+        sentences = [t for t in split_sentences(first.split(": ", 1)[1])
+                     if not t.endswith("?")]  # an FAQ passage starts with its question
+        text = sentences[0].rstrip(".") if sentences else "OUT_OF_SCOPE"
+        reply = text if text == "OUT_OF_SCOPE" else f"{text} [1]."
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
 
 
 def test_the_prompt_carries_the_questions_intent(llm_bot):
