@@ -351,10 +351,7 @@ def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     page = _subject_page(draft)
     own = residual_words(asked_phrase(draft.question), draft.retriever)
     if own:
-        def says_what(c: Candidate) -> bool:
-            stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
-            return own <= stems and bool(_DEFINES.search(c.sentence.text))
-        defining = [c for c in pool if says_what(c)]
+        defining = [c for c in pool if _says_what(c.sentence.text, own)]
         best = _best(draft, defining, lambda c: 1.0 if c.sentence.section in
                      ("Definition", "Summary", "FAQ") else 0.0)
         if best is not None:
@@ -367,12 +364,29 @@ def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     if narrower and lead is not None and narrower not in lead.text.lower():
         # "what is 3D parallelism": an alias naming a part of the page's subject is answered
         # by the sentence that says what that part is, when the page has one.
-        naming = [c for c in pool if narrower in c.sentence.text.lower()
-                  and _DEFINES.search(c.sentence.text)]
+        words = frozenset(stem(w) for w in narrower.split())
+        naming = [c for c in pool if _says_what(c.sentence.text, words)]
         best = _best(draft, naming, lambda c: 0.0)
         if best is not None:
             return best.sentence
     return lead
+
+
+def _says_what(sentence: str, words: frozenset[str]) -> bool:
+    """True if a sentence says what the thing named by `words` is: the words come before
+    its defining verb, within the first ten words ("Incast is congestion that ...", "A
+    pipeline bubble is ..."), or the sentence gives it as a name ("... called incast")."""
+    for match in _DEFINES.finditer(sentence):
+        if match.group(0).lower() == "called":
+            head = _TOKEN.findall(sentence[match.end():].lower())[:4]
+        else:
+            head = _TOKEN.findall(sentence[:match.start()].lower())
+        missing = words - {stem(w) for w in head}
+        # all the words, or all but one of three or more ("OSFP 800G module" is said as
+        # "An OSFP 800G transceiver is a pluggable module")
+        if len(head) <= 10 and (not missing or (len(missing) == 1 and len(words) >= 3)):
+            return True
+    return False
 
 
 def _narrower_name(phrase: str, page: Page) -> str:
@@ -707,7 +721,7 @@ SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "serv
             "datacenter": "data", "dc": "data", "big": "large", "huge": "large", "fast": "speed",
             "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
             "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
-            "client": "customer", "normal": "standard"}
+            "client": "customer", "normal": "standard", "module": "transceiver"}
 
 
 @cache
