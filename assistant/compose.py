@@ -285,8 +285,7 @@ def coverage_parts(draft: Draft, text: str) -> tuple[float, float]:
         pages = [draft.corpus.pages[s] for s in draft.terms]
         terms = sum(names_page(text, p) for p in pages) / len(pages)
     if draft.words:
-        stems = {stem(w) for w in _TOKEN.findall(text.lower())}
-        words = len(draft.words & stems) / len(draft.words)
+        words = len(draft.words & stems_of(text)) / len(draft.words)
     return terms, words
 
 
@@ -417,8 +416,7 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
     asked = draft.words | draft.qualifiers
     def share(c: Candidate) -> float:
-        stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
-        return len(asked & stems) / len(asked) if asked else 0.0
+        return len(asked & stems_of(c.sentence.text)) / len(asked) if asked else 0.0
     shares = {id(c): share(c) for c in with_unit}
     most = max(shares.values(), default=0.0)
     if most > 0:
@@ -517,7 +515,7 @@ def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     else:  # two things inside one page ("DDP vs FSDP", "strong vs weak scaling")
         sides = comparison_sides(draft.question)
         def names_both(c: Candidate) -> bool:
-            stems = {stem(w) for w in _TOKEN.findall(c.sentence.text.lower())}
+            stems = stems_of(c.sentence.text)
             return all(side & stems for side in sides)
         both = [c for c in pool if names_both(c)] if sides else pool
     best = _best(draft, both or pool, _fit_by(_CONTRAST))
@@ -697,7 +695,7 @@ def _addresses(draft: Draft, words: frozenset[str], sentences: tuple[Chunk, ...]
     added = draft.words - words
     if not added:
         return True
-    said = {stem(w) for s in sentences for w in _TOKEN.findall(s.text.lower())}
+    said = frozenset().union(*(stems_of(s.text) for s in sentences))
     return len(added & said) * 2 >= len(added)  # at least half of them
 
 
@@ -721,7 +719,8 @@ SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "serv
             "datacenter": "data", "dc": "data", "big": "large", "huge": "large", "fast": "speed",
             "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
             "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
-            "client": "customer", "normal": "standard", "module": "transceiver"}
+            "client": "customer", "normal": "standard", "module": "transceiver",
+            "optic": "transceiver"}
 
 
 @cache
@@ -758,12 +757,29 @@ def stem(word: str) -> str:
     return _synonyms().get(short, short)
 
 
+#: Link speeds written every way ("400G", "400 Gb/s", "400GbE", "1.6T") become one token.
+_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(G|g)(?:b/s|bps|bE|be|bit/s)?|(T|t)(?:b/s|bps)?)"
+                    r"(?![\w/])")
+
+
+def _speeds(text: str) -> str:
+    return _SPEED.sub(lambda m: f" {m.group(1).replace('.', 'p')}{'g' if m.group(2) else 't'} ",
+                      text)
+
+
+@cache
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of a text's words, with link speeds in one spelling."""
+    return frozenset(stem(w) for w in _TOKEN.findall(_speeds(text).lower()))
+
+
 def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
     """Return the content words of a question outside the terms it names, crudely stemmed."""
     lowered = text.lower()
     for match in retriever.terms.find(text):
         lowered = lowered.replace(match.said, " ")
-    words = {stem(w) for w in _TOKEN.findall(lowered) if w not in _STOP_WORDS and len(w) > 1}
+    words = {stem(w) for w in _TOKEN.findall(_speeds(lowered)) if w not in _STOP_WORDS
+             and len(w) > 1}
     return frozenset(w for w in words if w)
 
 
