@@ -62,6 +62,7 @@ _LEANING_OPENING = re.compile(
     r"as\s+a\s+result|for\s+that\s+reason|on\s+top\s+of\s+that|that\s+way|"
     r"the\s+same|the\s+former|the\s+latter|the\s+result|the\s+rest|the\s+other|"
     r"the\s+(?:job|run|quote|example|total|difference|saving|bill|answer)|"
+    r"a\s+(?:second|third|fourth|fifth|final)|"
     r"it|this|that|these|those|they|its|their|he|she|them)(?=[\s,;])",
     re.I)
 #: A changed scenario ("The job now costs ...") or a pointer to text around the sentence.

@@ -39,3 +39,8 @@ def test_split_and_strip():
     text = "NDR runs at 400 Gb/s. [1] XDR doubles it to 800 Gb/s. [2]\n\n- A list item counts."
     assert split_sentences(strip_markers(text)) == [
         "NDR runs at 400 Gb/s.", "XDR doubles it to 800 Gb/s.", "A list item counts."]
+
+
+def test_an_ordinal_example_leans_on_the_first():
+    assert dangling_reason("A second common mistake is assuming PFC is free.")
+    assert dangling_reason("A common mistake is assuming PFC is free.") is None
