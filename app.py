@@ -26,7 +26,7 @@ def _assistant():
 
 
 def _build_demo(assistant):
-    from assistant.ui import build_demo
+    from assistant.web import build_demo
 
     return build_demo(assistant)
 
@@ -39,15 +39,17 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-if __name__ == "__main__" or _RELOADING:
+if _RELOADING:  # `gradio app.py`: the chat page alone, rebuilt on every edit
     assistant = _assistant()
     demo = _build_demo(assistant)
 
 if __name__ == "__main__":
-    from assistant.ui import launch, page_options
-
     if _RELOADING:
+        from assistant.web import page_options
+
         s = assistant.settings
         demo.launch(server_name=s.server_name, server_port=s.server_port, **page_options())
     else:
-        launch(assistant, demo=demo)
+        from assistant.web import launch
+
+        launch(_assistant())

@@ -39,7 +39,8 @@ class Answer:
     """What the assistant says to one question.
 
     `kind` is one of: answer, comparison, calculation, clarify (an input is missing),
-    refusal (outside the corpus), message (empty, too long or limited input).
+    refusal (outside the corpus), message (empty or too long input), rate_limited (the
+    visitor asked too often; HTTP 429 from the APIs) or busy (the server is at capacity).
     """
 
     text: str
@@ -67,6 +68,7 @@ class Answer:
             "refused": self.refused,
             "retrieved": list(self.retrieved),
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "kind": self.kind,
         }
 
     def markers(self) -> set[int]:

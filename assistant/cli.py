@@ -104,7 +104,7 @@ def ask(question: Annotated[str, typer.Argument(help="The question, in plain wor
 @app.command()
 def serve() -> None:
     """Serve the chat widget (same as `python app.py`)."""
-    from .ui import launch
+    from .web import launch
 
     launch(_assistant())
 

@@ -71,12 +71,32 @@ class Settings:
     admin_password: str = _setting("", "ASSISTANT_ADMIN_PASSWORD",
                                    "Enables the support console at /admin (user 'admin').")
     rate_limit_per_minute: int = _setting(20, "ASSISTANT_RATE_LIMIT",
-                                          "Questions per minute per visitor; 0 disables.")
+                                          "Questions per minute per visitor (client IP), "
+                                          "counted across the chat, widget and APIs; 0 disables.")
     trusted_proxies: str = _setting("", "ASSISTANT_TRUSTED_PROXIES",
                                     "Comma-separated proxy IPs whose X-Forwarded-For is trusted.")
     allowed_origins: str = _setting("", "ASSISTANT_ALLOWED_ORIGINS",
                                     "Comma-separated origins allowed to embed the widget and "
                                     "call the API from a browser; empty = same origin only.")
+    max_concurrent_per_ip: int = _setting(4, "ASSISTANT_MAX_CONCURRENT_PER_IP",
+                                          "Questions one visitor may have waiting or being "
+                                          "answered at once; more get HTTP 429.")
+    max_request_bytes: int = _setting(65536, "ASSISTANT_MAX_REQUEST_BYTES",
+                                      "Largest request body accepted; a bigger one gets HTTP "
+                                      "413 before it is read.")
+    retention_days: int = _setting(90, "ASSISTANT_RETENTION_DAYS",
+                                   "Days questions and feedback are kept; older ones are deleted "
+                                   "at start and daily (0 = kept forever).")
+    console_session_hours: float = _setting(8.0, "ASSISTANT_CONSOLE_SESSION_HOURS",
+                                            "Hours a console sign-in lasts.")
+    login_brake: int = _setting(30, "ASSISTANT_LOGIN_BRAKE",
+                                "Failed console sign-ins from all clients in 5 minutes after "
+                                "which every sign-in waits (5 per client in any case).")
+    header_timeout_s: float = _setting(10.0, "ASSISTANT_HEADER_TIMEOUT",
+                                       "Seconds a client has to send a request's headers; "
+                                       "slower connections are closed.")
+    keep_alive_s: int = _setting(5, "ASSISTANT_KEEP_ALIVE_TIMEOUT",
+                                 "Seconds an idle keep-alive connection is kept open.")
     queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
                                "Requests waiting at most; beyond it visitors are told to retry.")
     concurrency: int = _setting(4, "ASSISTANT_CONCURRENCY", "Answers computed at once.")
@@ -116,9 +136,17 @@ class Settings:
             raise SettingsError(f"ASSISTANT_RETRIEVER must be hybrid, dense or bm25, "
                                 f"not {self.retriever!r}")
         for name in ("top_k", "max_question_chars", "max_history_chars", "queue_size",
-                     "concurrency"):
+                     "concurrency", "keep_alive_s"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
+        if self.max_request_bytes < 4096:
+            raise SettingsError("max_request_bytes must be at least 4096")
+        for name in ("retention_days", "max_concurrent_per_ip", "login_brake"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+        for name in ("console_session_hours", "header_timeout_s"):
+            if getattr(self, name) <= 0:
+                raise SettingsError(f"{name} must be positive")
 
 
 def _convert(kind: Any, raw: str, env_name: str) -> Any:

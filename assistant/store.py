@@ -1,15 +1,16 @@
 """The question and feedback log behind the support console: SQLite in WAL mode.
 
 Visitor IPs are never stored: only a salted hash, so that repeat askers can be counted without
-knowing who they are. The salt is random per data dir and lives in a file beside the database.
+knowing who they are. The salt is random per data dir and lives in a file beside the database;
+both are readable by their owner only (0600). Questions are stored cleaned and capped (the first
+`max_question_chars` characters and the original length), and deleted after the retention
+period by `purge()`.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hmac
-import io
 import json
 import logging
 import os
@@ -19,10 +20,23 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .inputs import clean_text
+from .views import (  # noqa: F401 (the row types and CSV helpers are part of this API)
+    VIEWS,
+    FeedbackRow,
+    Gap,
+    QuestionRow,
+    TermCount,
+    View,
+    csv_text,
+    rows_to_csv,
+    rows_to_table,
+    view,
+)
 
 if TYPE_CHECKING:
     from .answer import Answer
@@ -34,7 +48,9 @@ LOW_CONFIDENCE = 0.45
 #: rapidfuzz token_set_ratio (0-100) at which two gap questions count as the same question.
 SIMILAR_WORDING = 82
 SALT_FILE = ".ip-salt"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: Rows a CSV export reads from SQLite at a time.
+EXPORT_BATCH = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -44,6 +60,7 @@ CREATE TABLE IF NOT EXISTS questions (
     ip_hash     TEXT NOT NULL DEFAULT '',
     page        TEXT NOT NULL DEFAULT '',
     question    TEXT NOT NULL,
+    question_chars INTEGER NOT NULL DEFAULT 0,
     answer      TEXT NOT NULL,
     kind        TEXT NOT NULL,
     refused     INTEGER NOT NULL DEFAULT 0,
@@ -75,62 +92,19 @@ def _migrate(conn: sqlite3.Connection) -> None:
     for column in ("intent", "gap"):
         if column not in have:
             conn.execute(f"ALTER TABLE questions ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+    if "question_chars" not in have:
+        conn.execute("ALTER TABLE questions ADD COLUMN question_chars INTEGER NOT NULL DEFAULT 0")
 
 
-# -- rows the console shows ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class QuestionRow:
-    """One logged question with its answer, the pages it cited and how long it took."""
-
-    id: int
-    created: str
-    question: str
-    answer: str
-    kind: str
-    refused: bool
-    confidence: float
-    subject: str
-    cited: str  # the cited pages' titles, "; "-separated
-    total_ms: float
-    page: str
-    rating: int  # +1, -1, or 0 without feedback
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Questions the corpus did not answer well, grouped by similar wording."""
-
-    question: str  # the most recent wording
-    count: int
-    last_asked: str
-    kinds: str  # e.g. "refusal, clarify"
-    confidence: float  # the best confidence in the group
-    examples: list[str] = field(default_factory=list)  # other wordings, most recent first
-
-
-@dataclass(frozen=True)
-class FeedbackRow:
-    """A thumbs up or down, with the visitor's comment and what they were told."""
-
-    question_id: int
-    created: str
-    rating: int
-    comment: str
-    question: str
-    answer: str
-    subject: str
-
-
-@dataclass(frozen=True)
-class TermCount:
-    """How often a term was the subject of a question, and how the answers were rated."""
-
-    subject: str
-    asks: int
-    likes: int
-    dislikes: int
-    last_asked: str
+def _private(path: Path, create: bool = True) -> None:
+    """Make a file readable by its owner only, creating it (empty) if asked."""
+    try:
+        if create:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        if path.exists() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:  # a read-only data dir still answers; logging then fails and says so
+        log.warning("could not make %s private", path)
 
 
 # -- the store -------------------------------------------------------------------------------
@@ -145,8 +119,9 @@ class Store:
         >>> store.gaps()[:3]
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], max_question_chars: int = 1000):
         self.path = Path(path)
+        self.max_question_chars = max_question_chars
         self._conn: sqlite3.Connection | None = None
         self._salt: bytes | None = None
         # One connection, used under a lock: writes are serialised by SQLite anyway, and the
@@ -158,6 +133,7 @@ class Store:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _private(self.path)  # before SQLite creates it, which would honour the umask
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
                                    check_same_thread=False)
             conn.row_factory = sqlite3.Row
@@ -168,6 +144,8 @@ class Store:
             conn.executescript(_SCHEMA)
             _migrate(conn)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            for suffix in ("-wal", "-shm"):  # SQLite copies the database's mode; make sure
+                _private(self.path.with_name(self.path.name + suffix), create=False)
             self._conn = conn
         return self._conn
 
@@ -220,6 +198,7 @@ class Store:
                         pass
                     finally:
                         tmp.unlink(missing_ok=True)
+                _private(path, create=False)
                 salt = path.read_text().strip()
                 if not salt:  # never hash with an empty salt
                     raise OSError(f"{path} is empty; delete it to make a new salt")
@@ -236,8 +215,14 @@ class Store:
 
     def log(self, question: str, answer: Answer, session: str = "", ip: str | None = None,
             page: str | None = None) -> int | None:
-        """Record a question and its answer; return its id, or None if logging failed."""
+        """Record a question and its answer; return its id, or None if logging failed.
+
+        The question is cleaned as answering cleans it, and only its first
+        `max_question_chars` characters are kept, with its length as asked.
+        """
         try:
+            text = clean_text(question)[:self.max_question_chars]
+            length = len(question) if isinstance(question, str) else len(text)
             ip_hash = self.hash_ip(ip)
             citations = json.dumps([c.to_json() for c in answer.citations], ensure_ascii=False)
             tools = json.dumps([dataclasses.asdict(t) for t in answer.tool_calls],
@@ -245,10 +230,12 @@ class Store:
             timings = {k: round(v, 2) for k, v in answer.timings_ms.items()}
             with self._write() as conn:
                 cursor = conn.execute(
-                    "INSERT INTO questions (created, session, ip_hash, page, question, answer, "
-                    "kind, refused, confidence, subject, citations, tools, total_ms, timings, "
-                    "intent, gap) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (_now(), session or "", ip_hash, page or "", str(question), answer.text,
+                    "INSERT INTO questions (created, session, ip_hash, page, question, "
+                    "question_chars, answer, kind, refused, confidence, subject, citations, "
+                    "tools, total_ms, timings, intent, gap) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (_now(), session or "", ip_hash, clean_text(page)[:200], text, length,
+                     _encodable(answer.text),
                      answer.kind, int(answer.refused), float(answer.confidence),
                      answer.subject or "", citations, tools,
                      float(answer.timings_ms.get("total", 0.0)), json.dumps(timings),
@@ -265,6 +252,8 @@ class Store:
         """
         if rating not in (1, -1):
             raise ValueError("rating must be +1 or -1")
+        if comment is not None:
+            comment = _encodable(comment)[:self.max_question_chars]
         try:
             now = _now()
             with self._write() as conn:
@@ -288,23 +277,47 @@ class Store:
         except Exception:
             log.exception("could not clear feedback in %s", self.path)
 
+    def purge(self, days: int, now: datetime | None = None) -> int:
+        """Delete questions older than `days` days with their feedback; return how many.
+
+        `days` of 0 keeps everything.
+        """
+        if days <= 0:
+            return 0
+        cutoff = ((now or datetime.now(UTC)) - timedelta(days=days)).isoformat(
+            timespec="seconds")
+        with self._write() as conn:
+            deleted = conn.execute("DELETE FROM questions WHERE created < ?",
+                                   (cutoff,)).rowcount
+            # Feedback goes with its question (ON DELETE CASCADE); this catches any orphan.
+            conn.execute("DELETE FROM feedback WHERE question_id NOT IN "
+                         "(SELECT id FROM questions)")
+        if deleted:
+            log.info("deleted %d questions older than %d days from %s", deleted, days,
+                     self.path)
+        return int(deleted)
+
     # -- views -----------------------------------------------------------------------------
 
     def count(self) -> int:
         """Return how many questions are logged."""
         return int(self._read("SELECT COUNT(*) FROM questions")[0][0])
 
-    def recent(self, limit: int = 100) -> list[QuestionRow]:
-        """Return the latest questions with their answers, cited pages and timing."""
+    def recent(self, limit: int = 100, before: int | None = None) -> list[QuestionRow]:
+        """Return the latest questions with their answers, cited pages and timing.
+
+        `before` (a question id) pages back through the log: only older questions.
+        """
         rows = self._read(
             "SELECT q.*, COALESCE(f.rating, 0) AS rating FROM questions q "
-            "LEFT JOIN feedback f ON f.question_id = q.id ORDER BY q.id DESC LIMIT ?", (limit,))
+            "LEFT JOIN feedback f ON f.question_id = q.id WHERE q.id < ? "
+            "ORDER BY q.id DESC LIMIT ?", (before if before is not None else 2**62, limit))
         return [QuestionRow(
             id=r["id"], created=r["created"], question=r["question"], answer=r["answer"],
             kind=r["kind"], refused=bool(r["refused"]), confidence=round(r["confidence"], 3),
             subject=r["subject"], cited="; ".join(_cited_titles(r["citations"])),
-            total_ms=round(r["total_ms"], 1), page=r["page"], rating=r["rating"])
-            for r in rows]
+            total_ms=round(r["total_ms"], 1), page=r["page"], rating=r["rating"],
+            question_chars=r["question_chars"] or len(r["question"])) for r in rows]
 
     def gaps(self, limit: int = 100, threshold: float = LOW_CONFIDENCE,
              similarity: int = SIMILAR_WORDING, scan: int = 5000) -> list[Gap]:
@@ -342,21 +355,44 @@ class Store:
         return [TermCount(subject=r["subject"], asks=r["asks"], likes=r["likes"],
                           dislikes=r["dislikes"], last_asked=r["last_asked"]) for r in rows]
 
-    def export_csv(self, view: str, path: str | os.PathLike[str]) -> Path:
+    def rows(self, name: str, limit: int = 200) -> list[Any]:
+        """Return the rows of one view (see VIEWS), newest or most frequent first."""
+        return getattr(self, view(name).fetch)(limit=limit)
+
+    def iter_csv(self, name: str) -> Iterator[str]:
+        """Yield every row of one view as CSV text, a batch at a time (for a streamed download).
+
+        The latest questions are read EXPORT_BATCH rows at a time, so a large log is never
+        held in memory at once; the other views are summaries of bounded size.
+        """
+        spec = view(name)
+        names = [f.name for f in dataclasses.fields(spec.row_type)]
+        yield csv_text([], names, header=True)
+        if name != "recent":
+            rows = rows_to_table(self.rows(name, limit=100_000))
+            for i in range(0, len(rows), EXPORT_BATCH):
+                yield csv_text(rows[i:i + EXPORT_BATCH], names)
+            return
+        before = None
+        while batch := self.recent(limit=EXPORT_BATCH, before=before):
+            yield csv_text(rows_to_table(batch), names)
+            before = batch[-1].id
+
+    def export_csv(self, name: str, path: str | os.PathLike[str]) -> Path:
         """Write one view (recent, gaps, feedback or terms) to a CSV file and return its path."""
-        views = {"recent": (self.recent, QuestionRow), "gaps": (self.gaps, Gap),
-                 "feedback": (self.feedback_rows, FeedbackRow),
-                 "terms": (self.top_terms, TermCount)}
-        if view not in views:
-            raise ValueError(f"unknown view {view!r}; one of {', '.join(views)}")
-        fetch, row_type = views[view]
+        view(name)  # an unknown view fails before the file is created
         out = Path(path)
-        out.write_text(rows_to_csv(fetch(limit=100_000), row_type), encoding="utf-8",
-                       newline="")
+        with open(out, "w", encoding="utf-8", newline="") as f:
+            f.writelines(self.iter_csv(name))
         return out
 
 
 # -- pure helpers ----------------------------------------------------------------------------
+
+def _encodable(text: Any) -> str:
+    """Return text SQLite can store: lone surrogates dropped, line breaks kept."""
+    return str(text).encode("utf-8", "ignore").decode("utf-8")
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -412,42 +448,3 @@ def group_gaps(rows: Iterable[tuple[str, str, float, str]], similarity: int = SI
                 examples=g["examples"]) for g in groups]
     # Stable sort: equal counts keep the newest-first order of their latest question.
     return sorted(gaps, key=lambda g: -g.count)
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_cell(value: Any) -> Any:
-    if isinstance(value, list):
-        value = " | ".join(str(v) for v in value)
-    if isinstance(value, bool):
-        return int(value)
-    # Visitors wrote these cells and staff open them in spreadsheets: no formulas.
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
-def rows_to_csv(rows: Sequence[Any], row_type: type | None = None) -> str:
-    """Render dataclass rows (or dicts) as CSV text with a header line.
-
-    `row_type` (a dataclass) gives the header when there are no rows.
-    """
-    buffer = io.StringIO()
-    dicts = rows_to_table(rows)
-    if dicts:
-        names = list(dicts[0])
-    elif row_type is not None and dataclasses.is_dataclass(row_type):
-        names = [f.name for f in dataclasses.fields(row_type)]
-    else:
-        return ""
-    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
-    writer.writeheader()
-    for d in dicts:
-        writer.writerow({k: _csv_cell(v) for k, v in d.items()})
-    return buffer.getvalue()
-
-
-def rows_to_table(rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """Return rows as plain dicts, for a table or JSON."""
-    return [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]

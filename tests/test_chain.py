@@ -133,7 +133,8 @@ def test_a_five_thousand_character_word_is_handled(bot):
 def test_json_contract_is_exact(bot):
     data = bot.ask("what is roce?").to_json()
     assert set(data) == {"answer", "citations", "tool_calls", "refused", "retrieved",
-                         "timings_ms"}
+                         "timings_ms", "kind"}
+    assert data["kind"] == "answer"
     assert set(data["citations"][0]) == {"n", "slug", "title", "url", "section"}
     assert isinstance(data["refused"], bool) and isinstance(data["retrieved"], list)
     json.dumps(data)

@@ -1,4 +1,13 @@
-from assistant.limits import LoginGuard, RateLimiter, client_ip, password_ok
+import pytest
+
+from assistant.limits import (
+    Admission,
+    ConcurrencyCap,
+    LoginGuard,
+    RateLimiter,
+    client_ip,
+    password_ok,
+)
 
 
 def test_the_21st_question_in_a_minute_is_limited_and_others_are_not():
@@ -46,3 +55,46 @@ def test_an_ip_shared_by_many_sessions_gets_more_room_than_one_session():
     rl = RateLimiter(limit=2, window_s=60, ip_factor=3)
     sessions = [rl.allow(f"chat:{i}", "ip:1", now=0) for i in range(8)]
     assert sessions == [True] * 6 + [False] * 2
+
+
+def test_a_refusal_says_when_to_retry():
+    rl = RateLimiter(limit=2, window_s=60)
+    assert rl.check("ip:a", now=0.0) == 0.0 and rl.check("ip:a", now=10.0) == 0.0
+    assert rl.check("ip:a", now=30.0) == pytest.approx(30.0)  # the first event leaves at 60
+    assert rl.check("ip:a", now=60.0) == 0.0
+
+
+def test_concurrency_leases_are_returned_or_expire():
+    cap = ConcurrencyCap(limit=2, lease_s=100)
+    assert cap.acquire("a", now=0) and cap.acquire("a", now=1)
+    assert not cap.acquire("a", now=2) and cap.acquire("b", now=2)
+    cap.release("a")
+    assert cap.acquire("a", now=3)
+    assert not cap.acquire("a", now=50)
+    assert cap.acquire("a", now=101.5), "a lease never returned expires"
+    cap.release("nobody")  # harmless
+
+
+def test_admission_counts_rate_and_concurrency_per_client():
+    gate = Admission(RateLimiter(limit=3, window_s=60), ConcurrencyCap(limit=1))
+    assert gate.admit("a") is None
+    busy = gate.admit("a")
+    assert busy is not None and busy.reason == "concurrency"
+    gate.release("a")
+    assert gate.admit("a") is None
+    gate.release("a")
+    assert gate.admit("a") is None
+    gate.release("a")
+    limited = gate.admit("a")
+    assert limited is not None and limited.reason == "rate" and 1 <= limited.retry_after_s <= 60
+    assert gate.concurrency.in_flight("a") == 0  # a refused question holds no lease
+    assert gate.admit("b") is None
+
+
+def test_a_global_brake_on_failed_logins():
+    guard = LoginGuard("s3cret", max_failures=5, max_global_failures=6, window_s=300)
+    for i in range(6):
+        assert not guard.check("admin", "guess", f"ip{i}", now=float(i))
+    assert guard.retry_after("ip99", now=10.0) == pytest.approx(290.0)
+    assert not guard.check("admin", "s3cret", "ip99", now=10.0)  # everyone waits
+    assert guard.check("admin", "s3cret", "ip99", now=301.0)

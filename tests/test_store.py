@@ -252,3 +252,59 @@ def test_a_log_from_the_previous_schema_gains_the_new_columns(tmp_path):
         assert {r.question for r in s.recent()} == {"old q", "new q"}
     finally:
         s.close()
+
+
+# -- caps, retention and the one registry of views ---------------------------------------------
+
+def test_the_log_keeps_the_cleaned_first_part_and_the_length(tmp_path):
+    store = Store(tmp_path / "log.sqlite3", max_question_chars=100)
+    store.log("\udfff what\x00 is \ud800 nvlink? " + "x" * 5000, _answer())
+    store.log(["not", "a", "string"], _answer())  # a hostile client; still logged, as text
+    older, latest = reversed(store.recent())
+    assert older.question.startswith("what is nvlink? xx") and len(older.question) == 100
+    assert older.question_chars == 5000 + len("\udfff what\x00 is \ud800 nvlink? ")
+    assert latest.question == "['not', 'a', 'string']"
+    qid = older.id
+    store.feedback(qid, -1, "a" * 500 + "\ud800")
+    assert store.feedback_rows()[0].comment == "a" * 100
+
+
+def test_purge_deletes_old_questions_with_their_feedback(store):
+    from datetime import UTC, datetime, timedelta
+
+    ids = [store.log(f"q{i}", _answer()) for i in range(4)]
+    for qid in ids:
+        store.feedback(qid, 1)
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE questions SET created = '2020-01-01T00:00:00+00:00' "
+                     "WHERE id IN (?, ?)", ids[:2])
+    assert store.purge(0) == 0 and store.count() == 4  # 0 keeps everything
+    assert store.purge(90) == 2
+    assert [r.id for r in store.recent()] == ids[:1:-1]
+    assert sorted(f.question_id for f in store.feedback_rows()) == ids[2:]
+    later = datetime.now(UTC) + timedelta(days=91)
+    assert store.purge(90, now=later) == 2 and store.count() == 0
+
+
+def test_the_csv_export_streams_in_batches(store, monkeypatch):
+    import assistant.store as store_module
+
+    monkeypatch.setattr(store_module, "EXPORT_BATCH", 7)
+    for i in range(30):
+        store.log(f"question {i}", _answer())
+    parts = list(store.iter_csv("recent"))
+    assert len(parts) == 1 + 5  # the header, then 30 rows in batches of 7
+    rows = list(csv.DictReader(io.StringIO("".join(parts))))
+    assert [r["question"] for r in rows] == [f"question {i}" for i in reversed(range(30))]
+
+
+def test_the_console_and_the_export_share_one_registry_of_views():
+    import dataclasses
+
+    from assistant.views import VIEWS
+
+    assert list(VIEWS) == ["recent", "gaps", "feedback", "terms"]
+    for spec in VIEWS.values():
+        names = {f.name for f in dataclasses.fields(spec.row_type)}
+        assert {column for column, _ in spec.columns} <= names, spec.name
+        assert callable(getattr(Store, spec.fetch))

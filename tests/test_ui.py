@@ -10,7 +10,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,12 +17,12 @@ from conftest import free_port
 
 from assistant.answer import Answer, Citation, ToolCall
 from assistant.store import Store
-from assistant.ui import (
+from assistant.web import build_demo, create_app, server_config
+from assistant.web.auth import ConsoleAuth
+from assistant.web.chat import ChatPage, trim_messages
+from assistant.web.render import (
     answer_messages,
-    build_demo,
-    check_admin,
     citation_url,
-    create_app,
     drop_query_param,
     escape_markdown,
     greeting,
@@ -43,13 +42,17 @@ XSS = '<img src=x onerror=alert(1)> ![x](http://evil.example/x.png) <script>aler
 # -- helpers shared with test_browser.py ------------------------------------------------------
 
 @contextmanager
-def serve(app, port: int | None = None) -> Iterator[str]:
-    """Run an ASGI app with uvicorn in a thread on loopback; yield its base URL."""
+def serve(app, port: int | None = None, settings=None) -> Iterator[str]:
+    """Run an ASGI app in a thread on loopback, configured as `launch` serves it (timeouts
+    included); yield its base URL."""
     import uvicorn
 
+    from assistant.config import Settings
+
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           proxy_headers=False, lifespan="on"))
+    config = server_config(app, settings or Settings.from_env({}), host="127.0.0.1", port=port,
+                           log_level="warning")
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -224,15 +227,47 @@ def test_embedding_and_security_headers():
 
 
 def test_admin_auth_compares_user_and_password():
-    auth = check_admin("s3cret")
-    assert auth("admin", "s3cret")
-    assert not auth("admin", "s3cret ") and not auth("root", "s3cret") and not auth("admin", "")
-    assert not check_admin("")("admin", "")
+    auth = ConsoleAuth("s3cret")
+    token, _ = auth.login("admin", "s3cret", "ip1")
+    assert auth.user(token) == "admin"
+    assert all(auth.login(user, given, "ip2")[0] is None
+               for user, given in (("admin", "s3cret "), ("root", "s3cret"), ("admin", "")))
+    assert ConsoleAuth("").login("admin", "", "ip3")[0] is None
     # Repeated failures lock the client out, even with the right password afterwards.
-    auth = check_admin("s3cret")
+    auth = ConsoleAuth("s3cret")
     for _ in range(5):
-        assert not auth("admin", "guess")
-    assert not auth("admin", "s3cret")
+        assert auth.login("admin", "guess", "ip4") == (None, 0.0)
+    token, wait = auth.login("admin", "s3cret", "ip4")
+    assert token is None and wait > 0
+
+
+def test_console_sessions_expire_and_end_at_sign_out():
+    now = [1000.0]
+    auth = ConsoleAuth("s3cret", session_s=8 * 3600, clock=lambda: now[0])
+    token, _ = auth.login("admin", "s3cret", "ip1")
+    now[0] += 8 * 3600 - 1
+    assert auth.user(token) == "admin"
+    now[0] += 2
+    assert auth.user(token) is None, "a session must end after 8 hours"
+    token, _ = auth.login("admin", "s3cret", "ip1")
+    auth.logout(token)
+    assert auth.user(token) is None and auth.user(None) is None and auth.user("forged") is None
+
+
+def test_session_state_is_capped(bot, tmp_path):
+    messages = [{"role": "user", "content": str(i)} for i in range(100)]
+    qids = {i: i * 10 for i in range(100)}
+    kept, renumbered = trim_messages(messages, qids, keep=60)
+    assert len(kept) == 60 and kept[0]["content"] == "40"
+    assert renumbered[0] == 400 and max(renumbered) == 59
+    page = ChatPage(bot, Store(tmp_path / "log.sqlite3"), bot.settings)
+    state = page.new_state()
+    for i in range(40):
+        *_, (_, _, state) = page.turn(f"what is nvlink? {'x' * 5000} {i}", state, None, None)
+    assert len(state["messages"]) <= 60
+    assert len(state["history"]) <= bot.settings.max_history_turns
+    assert all(len(m["content"]) <= bot.settings.max_history_chars for m in state["history"])
+    assert len(str(state)) < 200_000, "a long conversation must not grow without bound"
 
 
 # -- the app without a server ----------------------------------------------------------------
@@ -288,7 +323,7 @@ def test_ask_endpoint_returns_the_answer_json(live):
     before = store.count()
     result = _client(base + "/").predict("is it expensive?", [], "nvlink", api_name="/ask")
     assert set(result) == {"answer", "citations", "tool_calls", "refused", "retrieved",
-                           "timings_ms"}
+                           "timings_ms", "kind"}
     assert result["citations"] and result["citations"][0]["slug"] == "nvlink"
     assert result["citations"][0]["url"].startswith("/glossary/nvlink")
     assert result["refused"] is False and "total" in result["timings_ms"]
@@ -398,10 +433,12 @@ def test_admin_refuses_without_the_password(live):
                          json={"data": [], "fn_index": 0, "session_hash": "x"})
         assert join.status_code == 401
         page = http.get("/admin", follow_redirects=True)  # the login form, without the console
-        assert '"auth_required":true' in page.text and "table-recent" not in page.text
+        assert str(page.url).endswith("/admin/login")
+        assert 'type="password"' in page.text and "table-recent" not in page.text
         wrong = http.post("/admin/login", data={"username": "admin", "password": "guess"})
-        assert wrong.status_code in (400, 401)
+        assert wrong.status_code == 401
         assert http.get("/admin/config").status_code == 401
+        assert http.get("/admin/export/recent.csv").status_code == 401
 
 
 def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
@@ -413,16 +450,24 @@ def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
                                                 "password": ADMIN_PASSWORD})
         assert login.status_code == 200
         assert http.get("/admin/config").status_code == 200
+        # Each view downloads as CSV from the console's own route, streamed from the log.
+        export = http.get("/admin/export/recent.csv")
+        assert export.status_code == 200 and export.headers["cache-control"] == "no-store"
+        assert 'filename="recent.csv"' in export.headers["content-disposition"]
+        assert export.text.startswith("id,created,question") and "toaster" in export.text
+        for view in ("gaps", "feedback", "terms"):
+            assert http.get(f"/admin/export/{view}.csv").status_code == 200
+        assert http.get("/admin/export/passwords.csv").status_code == 404
+        # Signing out ends the session: the same cookie no longer opens the console.
+        assert http.get("/admin/logout").status_code == 303
+        assert http.get("/admin/config").status_code == 401
     admin = _client(base + "/admin/", auth=("admin", ADMIN_PASSWORD),
                     download_files=str(tmp_path))
-    recent, gaps, feedback, terms, *files = admin.predict(api_name="/refresh")
+    recent, gaps, feedback, terms = admin.predict(api_name="/refresh")
     assert recent["headers"][:3] == ["id", "created", "question"]
     assert any("toaster" in str(row[2]) for row in recent["data"])
     assert any("toaster" in str(row[1]) for row in gaps["data"])
     assert terms["data"] and terms["headers"][0] == "subject"
-    assert len(files) == 4
-    csv_text = Path(files[0]).read_text(encoding="utf-8")
-    assert csv_text.startswith("id,created,question") and "toaster" in csv_text
 
 
 def test_embed_demo_and_security_headers(live):
@@ -451,11 +496,16 @@ def test_questions_beyond_the_rate_limit_are_declined(bot, tmp_path):
         client = _client(base + "/")
         first = client.predict("what is nvlink?", [], "", api_name="/ask")
         client.predict("what is roce?", [], "", api_name="/ask")
-        third = client.predict("what is infiniband?", [], "", api_name="/ask")
-        # The widget shares the count: same client, same limit.
-        widget = _client(base + "/widget/").predict("what is mfu?", [], "", api_name="/ask")
+        with httpx.Client(base_url=base, timeout=30) as http:
+            third = http.post("/gradio_api/call/ask", json={"data": ["what is pfc?", [], ""]})
+            # The widget and the JSON API share the count: same client, same limit.
+            widget = http.post("/widget/gradio_api/call/ask", json={"data": ["what is mfu?",
+                                                                              [], ""]})
+            api = http.post("/api/ask", json={"question": "what is ecn?"})
     assert first["citations"]
     limited = "You are asking faster than I can answer"
-    assert third["answer"].startswith(limited) and not third["citations"]
-    assert widget["answer"].startswith(limited)
+    for refused in (third, widget, api):
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+        assert refused.json()["answer"].startswith(limited)
+        assert refused.json()["kind"] == "rate_limited" and not refused.json()["citations"]
     assert store.count() == 2  # declined questions are not logged

@@ -1,0 +1,268 @@
+"""The visitor chat and its compact embeddable form: one class whose handlers are methods.
+
+Rendering is left to the pure functions in `render`; limits are enforced before a request
+reaches these handlers (see `edge`), which only return the client's lease when they finish.
+
+Example:
+    >>> page = ChatPage(assistant, store, settings)      # compact=True: the iframe widget
+    >>> demo = page.build()                               # a gr.Blocks, nothing served yet
+    >>> page.question_events                              # what the edge admits as questions
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+
+from ..answer import Answer
+from ..limits import Admission, ConcurrencyCap, RateLimiter
+from .edge import request_ip
+from .render import answer_messages, escape_markdown, greeting, starter_questions, user_message
+
+if TYPE_CHECKING:
+    from ..chain import Assistant
+    from ..config import Settings
+    from ..store import Store
+
+TITLE = "Glossary assistant"
+# The widget's chat takes the iframe's height less the question row, so that the page itself
+# never scrolls (static/compact.css shortens it further while the comment row is open).
+COMPACT_CHAT_HEIGHT = "calc(100vh - 92px)"
+#: Messages a conversation keeps on screen and in its session state (older ones scroll away).
+MAX_SHOWN = 60
+#: The endpoints a script may call with a question (Gradio's API); both count as questions.
+QUESTION_APIS = frozenset({"ask", "chat"})
+
+
+def shape_problem(question: Any, history: Any, page: Any) -> str | None:
+    """Return what is wrong with the shape of an API call's inputs, or None if nothing is."""
+    if question is not None and not isinstance(question, str):
+        return "question must be a string"
+    if history is not None and not isinstance(history, list):
+        return "history must be a list of {role, content} messages"
+    if page is not None and not isinstance(page, str):
+        return "page must be a string: a glossary page's slug, or empty"
+    return None
+
+
+def clip(text: str, limit: int) -> str:
+    """Return text cut to `limit` characters, marked with an ellipsis when cut."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def trim_messages(messages: list[Any], qids: dict[int, int], keep: int = MAX_SHOWN
+                  ) -> tuple[list[Any], dict[int, int]]:
+    """Keep the newest `keep` messages, renumbering the message index -> question id map."""
+    drop = max(0, len(messages) - keep)
+    if not drop:
+        return messages, qids
+    return messages[drop:], {i - drop: q for i, q in qids.items() if i >= drop}
+
+
+class ChatPage:
+    """The visitor chat (compact=True: the iframe widget) as a gr.Blocks, not launched.
+
+    `admission` is the limiter shared with the edge and every other mount: handlers of
+    admitted questions return the client's lease through it when they finish.
+    """
+
+    def __init__(self, assistant: Assistant, store: Store, settings: Settings,
+                 admission: Admission | None = None, *, compact: bool = False):
+        self.assistant = assistant
+        self.store = store
+        self.settings = settings
+        self.admission = admission or Admission(RateLimiter(0), ConcurrencyCap(0))
+        self.compact = compact
+        self.corpus = assistant.corpus
+        #: fn indexes of the events that ask a question (set by build()).
+        self.question_events: frozenset[int] = frozenset()
+
+    # -- state -----------------------------------------------------------------------------
+
+    @staticmethod
+    def new_state() -> dict[str, Any]:
+        """Return an empty conversation: everything it needs, per browser tab."""
+        return {"messages": [], "history": [], "qids": {}, "conversation": uuid.uuid4().hex}
+
+    def _remember(self, state: dict[str, Any], messages: list[Any], qids: dict[int, int],
+                  question: str, answer: Answer) -> dict[str, Any]:
+        """Return the state after an answer, with the shown messages and history capped."""
+        s = self.settings
+        history = state["history"] + [
+            {"role": "user", "content": clip(question, s.max_question_chars)},
+            {"role": "assistant", "content": clip(answer.text, s.max_history_chars)}]
+        messages, qids = trim_messages(messages, qids)
+        return {**state, "messages": messages, "qids": qids,
+                "history": history[-s.max_history_turns:]}
+
+    # -- handlers --------------------------------------------------------------------------
+
+    def respond(self, message: str, state: dict[str, Any], page: str | None,
+                request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        """Answer the question typed in the box, streaming the answer into the chat."""
+        yield from self.turn(message, state, page, request)
+
+    def respond_chip(self, state: dict[str, Any], page: str | None, evt: gr.SelectData,
+                     request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        """Answer a suggested question the visitor clicked."""
+        value = evt.value
+        question = value.get("text", "") if isinstance(value, dict) else str(value or "")
+        yield from self.turn(question, state, page, request)
+
+    def turn(self, question: Any, state: dict[str, Any] | None, page: str | None,
+             request: gr.Request | None) -> Iterator[tuple[Any, ...]]:
+        """Show the question, stream the answer, log it; return the client's lease at the end."""
+        ip = request_ip(request, self.settings.trusted_proxies)
+        try:
+            yield from self._turn(question if isinstance(question, str) else "",
+                                  state or self.new_state(), page, ip)
+        finally:
+            self.admission.release(ip)
+
+    def _turn(self, question: str, state: dict[str, Any], page: str | None, ip: str
+              ) -> Iterator[tuple[Any, ...]]:
+        if not question.strip():  # Enter on an empty box: nothing to answer
+            yield state["messages"], "", state
+            return
+        shown = clip(question, self.settings.max_question_chars)
+        messages = list(state["messages"]) + [user_message(shown)]
+        base = len(messages)
+        yield messages + [{"role": "assistant", "content": "…"}], "", state
+        answer: Answer | None = None
+        pieces: list[str] = []
+        for piece in self.assistant.stream(question, history=state["history"], page=page):
+            if isinstance(piece, Answer):
+                answer = piece
+                break
+            pieces.append(piece)
+            partial = escape_markdown(" ".join(pieces), structure=True)
+            yield messages + [{"role": "assistant", "content": partial}], "", state
+        if answer is None:  # stream() always ends with the Answer; be safe anyway
+            answer = self.assistant.ask(question, history=state["history"], page=page)
+        qid = self.store.log(question, answer, session=state["conversation"], ip=ip, page=page)
+        messages += answer_messages(answer, self.corpus, self.settings.site_url)
+        qids = dict(state["qids"])
+        if qid is not None:
+            qids.update({index: qid for index in range(base, len(messages))})
+        state = self._remember(state, messages, qids, question, answer)
+        yield state["messages"], "", state
+
+    def on_load(self, request: gr.Request) -> tuple[Any, ...]:
+        """Greet with the page being read (?page=<slug>) and offer its questions."""
+        slug = request.query_params.get("page") if request else None
+        page = slug if isinstance(slug, str) and slug in self.corpus.pages else None
+        title = self.assistant.page_title(page)
+        examples = [{"text": q} for q in starter_questions(self.corpus, page)]
+        return page, self.new_state(), gr.Chatbot(placeholder=greeting(title),
+                                                  examples=examples)
+
+    def on_like(self, state: dict[str, Any], evt: gr.LikeData) -> tuple[Any, ...]:
+        """Record a thumb up or down (or its withdrawal) and open the comment row."""
+        index = evt.index[0] if isinstance(evt.index, (list, tuple)) and evt.index else evt.index
+        qids = (state or {}).get("qids", {})
+        qid = qids.get(index) if isinstance(index, int) else None
+        if qid is None:
+            return None, gr.update(visible=False)
+        if evt.liked is True or evt.liked is False:
+            rating = 1 if evt.liked else -1
+            self.store.feedback(qid, rating)
+            return {"qid": qid, "rating": rating}, gr.update(visible=True)
+        self.store.clear_feedback(qid)  # the thumb was taken back
+        return None, gr.update(visible=False)
+
+    def on_comment(self, comment: str, pending: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Store the comment that goes with the pending rating."""
+        if pending and isinstance(comment, str) and comment.strip():
+            self.store.feedback(pending["qid"], pending["rating"], comment.strip())
+            gr.Info("Thank you: the team reads every comment.")
+        return None, "", gr.update(visible=False)
+
+    @staticmethod
+    def on_new_chat() -> tuple[Any, ...]:
+        """Empty the conversation."""
+        return [], "", ChatPage.new_state(), None, "", gr.update(visible=False)
+
+    def ask(self, question: str, history: list | None = None, page: str = "",
+            request: gr.Request = None) -> dict:  # type: ignore[assignment]
+        """Answer one question: history is a list of {role, content}; page a glossary slug."""
+        ip = request_ip(request, self.settings.trusted_proxies)
+        try:
+            problem = shape_problem(question, history, page)
+            if problem:
+                raise gr.Error(problem, print_exception=False)
+            slug = page if page in self.corpus.pages else None
+            answer = self.assistant.ask(question or "", history=history or [], page=slug)
+            self.store.log(question or "", answer, session="api", ip=ip, page=slug)
+            return answer.to_json()
+        finally:
+            self.admission.release(ip)
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def build(self) -> gr.Blocks:
+        """Lay out the chat and wire its events; return the gr.Blocks (queued, not launched)."""
+        compact = self.compact
+        with gr.Blocks(title=TITLE, fill_height=compact, fill_width=compact,
+                       delete_cache=(3600, 3600)) as demo:
+            page_state, chat_state, pending = gr.State(None), gr.State(None), gr.State(None)
+            # "New chat" sits in the chat's own toolbar: on a phone the input row has no room.
+            new = gr.Button("New chat", size="sm", elem_id="new-chat", render=False)
+            chatbot = gr.Chatbot(
+                value=[], show_label=False, elem_id="chat",
+                height=COMPACT_CHAT_HEIGHT if compact else 560,
+                scale=1 if compact else None, min_height=200, placeholder=greeting(None),
+                examples=[{"text": q} for q in starter_questions(self.corpus)],
+                feedback_options=("Like", "Dislike"), sanitize_html=True, allow_tags=False,
+                render_markdown=True, latex_delimiters=[], buttons=["copy", new],
+                allow_file_downloads=False, autoscroll=True, layout="bubble")
+            with gr.Row(visible=False, elem_id="comment-row", equal_height=True) as comment_row:
+                comment = gr.Textbox(show_label=False, scale=4, min_width=120, max_lines=3,
+                                     placeholder="What was wrong or missing? (optional)",
+                                     elem_id="comment")
+                send_comment = gr.Button("Send", scale=0, min_width=70, elem_id="send-comment")
+            with gr.Row(equal_height=True, elem_id="ask-row"):
+                box = gr.Textbox(show_label=False, scale=4, min_width=120, max_lines=4,
+                                 placeholder="Ask about a term…", elem_id="question",
+                                 submit_btn=False, autofocus=not compact)
+                send = gr.Button("Ask", variant="primary", scale=0, min_width=64, elem_id="ask")
+            parts = {"page": page_state, "chat": chat_state, "pending": pending,
+                     "chatbot": chatbot, "box": box, "send": send, "new": new,
+                     "comment": comment, "comment_row": comment_row,
+                     "send_comment": send_comment}
+            self._wire(demo, parts)
+        demo.queue(max_size=self.settings.queue_size,
+                   default_concurrency_limit=self.settings.concurrency)
+        return demo
+
+    def _wire(self, demo: gr.Blocks, p: dict[str, Any]) -> None:
+        private = {"api_visibility": "private"}
+        quiet = {"show_progress": "hidden"}
+        chat_in = [p["box"], p["chat"], p["page"]]
+        chat_out = [p["chatbot"], p["box"], p["chat"]]
+        chip_in = [p["chat"], p["page"]]
+        questions = [
+            # api_name="chat": the streaming endpoint a client can call with just the question.
+            p["box"].submit(self.respond, chat_in, chat_out, api_name="chat", **quiet),
+            p["send"].click(self.respond, chat_in, chat_out, **private, **quiet),
+            p["chatbot"].example_select(self.respond_chip, chip_in, chat_out, **private,
+                                        **quiet),
+            p["chatbot"].option_select(self.respond_chip, chip_in, chat_out, **private,
+                                       **quiet),
+            gr.api(self.ask, api_name="ask"),
+        ]
+        self.question_events = frozenset(dep["id"] for dep in questions)
+        comment_out = [p["pending"], p["comment"], p["comment_row"]]
+        p["chatbot"].like(self.on_like, [p["chat"]], [p["pending"], p["comment_row"]],
+                          **private)
+        p["comment"].submit(self.on_comment, [p["comment"], p["pending"]], comment_out,
+                            **private)
+        p["send_comment"].click(self.on_comment, [p["comment"], p["pending"]], comment_out,
+                                **private)
+        new_out = [p["chatbot"], p["box"], p["chat"], p["pending"], p["comment"],
+                   p["comment_row"]]
+        p["new"].click(self.on_new_chat, None, new_out, **private)
+        p["chatbot"].clear(self.on_new_chat, None, new_out, **private)
+        demo.load(self.on_load, None, [p["page"], p["chat"], p["chatbot"]], **private)

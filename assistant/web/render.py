@@ -1,0 +1,210 @@
+"""Pure rendering helpers: an answer becomes safe Markdown and chat messages.
+
+Nothing here touches Gradio or a request: each function maps values to values, so the chat,
+the widget and the tests share them.
+
+Example:
+    >>> user_message("<b>hi</b>")["content"]
+    '&lt;b&gt;hi&lt;\\/b&gt;'
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from ..text import MARKER
+
+if TYPE_CHECKING:
+    from ..answer import Answer
+    from ..corpus import Corpus
+
+STARTERS = 4  # suggested questions shown in an empty chat
+
+# -- safe Markdown ---------------------------------------------------------------------------
+
+# Markdown punctuation that could start a link, an image, code, a heading, emphasis or LaTeX.
+# `<`, `>` and `&` become entities instead: a backslash before them would show up.
+_MD_ALL = set("\\`*_{}[]()#+-!|~:/@$")
+# Answers keep their own structure: lists, tables and emphasis from the corpus.
+_MD_ANSWER = _MD_ALL - set("*_|-+")
+_WWW = re.compile(r"(?i)\bwww\.")
+
+
+def escape_markdown(text: str, structure: bool = False) -> str:
+    """Return text that Markdown shows literally: no HTML, links, images or autolinks.
+
+    With `structure=True`, lists, tables and emphasis still render (for the corpus's answers).
+    """
+    special = _MD_ANSWER if structure else _MD_ALL
+    out = []
+    for ch in str(text):
+        if ch == "<":
+            out.append("&lt;")
+        elif ch == ">":
+            out.append("&gt;")
+        elif ch == "&":
+            out.append("&amp;")
+        elif ch in special:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    # GFM turns a bare www.example.com into a link.
+    return _WWW.sub(lambda m: m.group(0)[:3] + "\\.", "".join(out))
+
+
+def citation_url(corpus: Corpus, slug: str, section: str, site_url: str = "") -> str | None:
+    """Return the link to a cited page section, built from the corpus (None for unknown pages)."""
+    page = corpus.get(slug)
+    if page is None:
+        return None
+    url = site_url.rstrip("/") + page.section_url(section)
+    # Only our own pages: an absolute URL must sit under site_url, a relative one on this site.
+    if site_url and not url.startswith(site_url.rstrip("/") + "/"):
+        return None
+    if not site_url and not url.startswith("/"):
+        return None
+    return quote(url, safe=":/#?&=%-._~")
+
+
+def _link(text: str, url: str) -> str:
+    return f"[{text}]({url})"
+
+
+def render_answer(answer: Answer, corpus: Corpus, site_url: str = "") -> str:
+    """Render an answer as safe Markdown: escaped text, linked [n] markers, a Sources list."""
+    urls: dict[int, str] = {}
+    sources: list[str] = []
+    for c in answer.citations:
+        url = citation_url(corpus, c.slug, c.section, site_url)
+        title = escape_markdown(c.title)
+        section = escape_markdown(c.section) if c.section and c.section != "Summary" else ""
+        label = f"{title} — {section}" if section else title
+        if url:
+            urls[c.n] = url
+            sources.append(f"{c.n}. {_link(label, url)}")
+        else:
+            sources.append(f"{c.n}. {label}")
+
+    body = strip_lines(answer.text, [f"- {step}" for step in answer.working]
+                       + [f"- {q}" for q in answer.suggestions])
+    parts = []
+    last = 0
+    for match in MARKER.finditer(body):
+        parts.append(escape_markdown(body[last:match.start()], structure=True))
+        n = int(match.group(1))
+        mark = f"\\[{n}\\]"
+        parts.append(_link(mark, urls[n]) if n in urls else mark)
+        last = match.end()
+    parts.append(escape_markdown(body[last:], structure=True))
+    text = "".join(parts).strip()
+    if sources:
+        text += "\n\n**Sources**\n\n" + "\n".join(sources)
+    return text
+
+
+def strip_lines(text: str, lines: list[str]) -> str:
+    """Remove whole lines (calculation steps, suggested questions) that show elsewhere."""
+    if not lines:
+        return text
+    drop = {line.strip() for line in lines}
+    kept = [line for line in text.split("\n") if line.strip() not in drop]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+
+
+def render_working(answer: Answer) -> str | None:
+    """Render a calculation's inputs and steps as safe Markdown, or None without one."""
+    if not answer.working and not answer.tool_calls:
+        return None
+    lines: list[str] = []
+    for call in answer.tool_calls:
+        args = ", ".join(f"{k} = {v}" for k, v in call.args.items())
+        lines.append(f"**{escape_markdown(call.name)}**({escape_markdown(args)})")
+    if lines:
+        lines.append("")
+    lines += [f"{i}\\. {escape_markdown(step, structure=True)}"
+              for i, step in enumerate(answer.working, 1)]
+    return "\n".join(lines).strip()
+
+
+def working_title(answer: Answer) -> str:
+    """Return the heading of the calculation's fold."""
+    from .. import calculators
+
+    names = ", ".join(spec.label if (spec := calculators.get(c.name)) else
+                      c.name.replace("_", " ") for c in answer.tool_calls)
+    return f"Worked calculation ({names})" if names else "Worked calculation"
+
+
+def answer_messages(answer: Answer, corpus: Corpus, site_url: str = "") -> list[dict[str, Any]]:
+    """Return the chat messages that show an answer: the calculation fold, then the answer."""
+    messages: list[dict[str, Any]] = []
+    working = render_working(answer)
+    if working:
+        messages.append({"role": "assistant", "content": working,
+                         "metadata": {"title": working_title(answer), "status": "done"}})
+    message: dict[str, Any] = {"role": "assistant",
+                               "content": render_answer(answer, corpus, site_url)}
+    if answer.suggestions:
+        message["options"] = [{"value": q, "label": q} for q in answer.suggestions]
+    messages.append(message)
+    return messages
+
+
+def user_message(question: str) -> dict[str, Any]:
+    """Return the chat message that shows the visitor's question as typed, as text."""
+    return {"role": "user", "content": escape_markdown(question)}
+
+
+def starter_questions(corpus: Corpus, page: str | None = None, n: int = STARTERS) -> list[str]:
+    """Return questions to offer in an empty chat: the page's FAQs, else the central terms'."""
+    current = corpus.get(page) if page else None
+    if current is not None and current.faq:
+        return [item.q for item in current.faq[:n]]
+    # Central terms first: those most often listed as related by other pages.
+    links: dict[str, int] = {}
+    for p in corpus:
+        for slug in p.related:
+            links[slug] = links.get(slug, 0) + 1
+    ranked = sorted((p for p in corpus if p.faq and p.kind == "glossary"),
+                    key=lambda p: (-links.get(p.slug, 0), p.slug))
+    return [p.faq[0].q for p in ranked[:n]]
+
+
+def greeting(title: str | None) -> str:
+    """Return the Markdown shown in an empty chat, naming the page being read."""
+    if title:
+        return (f"### {escape_markdown(title)}\n\nAsk me anything about "
+                f"{escape_markdown(title)}, or pick a question below.")
+    return ("### Ask the glossary\n\nQuestions about AI compute networking, answered from the "
+            "glossary's pages with links to them.")
+
+
+def parse_origins(allowed_origins: str) -> list[str]:
+    """Return the origins allowed to embed the widget, without trailing slashes."""
+    return [o.strip().rstrip("/") for o in allowed_origins.split(",") if o.strip()]
+
+
+def security_headers(path: str, origins: list[str]) -> dict[str, str]:
+    """Return the headers every response gets: who may frame it, and no remote images."""
+    ancestors = "'self'" if path.startswith("/admin") else " ".join(["'self'", *origins])
+    return {
+        "content-security-policy": f"frame-ancestors {ancestors}; img-src 'self' data: blob:",
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "strict-origin-when-cross-origin",
+    }
+
+
+def drop_query_param(query: bytes, name: str) -> bytes:
+    """Return a query string without one parameter."""
+    key = name.encode() + b"="
+    return b"&".join(p for p in query.split(b"&") if p and not p.startswith(key)
+                     and p != name.encode())
+
+
+def static_path(name: str) -> Path:
+    """Return the path of a file shipped in assistant/static."""
+    return Path(str(resources.files("assistant").joinpath("static", name)))
