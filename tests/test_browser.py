@@ -14,7 +14,7 @@ import pytest
 from test_ui import XSS, free_port, serve
 
 from assistant.store import Store
-from assistant.ui import create_app
+from assistant.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
