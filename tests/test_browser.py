@@ -302,3 +302,56 @@ def test_looks_right_at_360px_and_in_dark_mode(app, browser, capsys):
 def _luminance(css_color: str) -> float:
     values = [float(v) for v in css_color[css_color.index("(") + 1:-1].split(",")[:3]]
     return sum(values) / (3 * 255)
+
+
+@pytest.fixture(scope="module")
+def strict_app(bot, tmp_path_factory):
+    """The app with one question a minute and the console on, for limits and sign-in."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's Chromium is not installed (make browser)")
+    store = Store(tmp_path_factory.mktemp("strict") / "log.sqlite3")
+    settings = bot.settings.replace(rate_limit_per_minute=1, admin_password="s3cret-pass")
+    with serve(create_app(bot, store, settings=settings)) as base:
+        yield base, store
+
+
+def test_a_limited_question_is_explained_and_kept_in_the_box(strict_app, browser, capsys):
+    base, store = strict_app
+    page, watch = _open(browser, base + "/widget?page=nvlink",
+                        viewport={"width": 400, "height": 600})
+    _ask(page, "What is NVLink?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    _ask(page, "is it expensive?")
+    page.get_by_text("You are asking faster than I can answer").first.wait_for()
+    assert page.locator("#question textarea").input_value() == "is it expensive?"
+    _shot(page, "rate-limited-widget.png", capsys, full_page=False)
+    assert [r.question for r in store.recent(5)] == ["What is NVLink?"]
+    assert not watch.remote
+    page.context.close()
+
+
+def test_console_sign_in_download_and_sign_out(strict_app, browser, capsys):
+    base, _ = strict_app
+    page, _ = _open_host(browser, base + "/admin")
+    page.locator("input[name=password]").wait_for()
+    assert page.url.endswith("/admin/login")
+    page.fill("input[name=password]", "wrong")
+    page.click("button[type=submit]")
+    page.get_by_text("Incorrect user name or password").wait_for()
+    page.fill("input[name=password]", "s3cret-pass")
+    page.click("button[type=submit]")
+    page.locator("#table-recent").wait_for()
+    assert _wait_for(lambda: "What is NVLink?" in page.locator("#table-recent").inner_text())
+    assert "deleted after 90 days" in page.locator("#console-intro").inner_text()
+    # The session cookie is HttpOnly: the page's scripts cannot read it.
+    assert "assistant-console" not in page.evaluate("document.cookie")
+    _shot(page, "console.png", capsys)
+    with page.expect_download() as download:
+        page.locator("#csv-recent a").click()
+    path = download.value.path()
+    assert Path(path).read_text(encoding="utf-8").startswith("id,created,question")
+    page.locator("#logout").click()
+    page.locator("input[name=password]").wait_for()
+    page.goto(base + "/admin/", wait_until="load")
+    page.locator("input[name=password]").wait_for()  # signed out: the form again
+    page.context.close()
