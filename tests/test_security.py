@@ -548,3 +548,14 @@ def test_connections_slow_to_send_headers_are_closed(bot, tmp_path):
             except ConnectionResetError:
                 pass
             sock.close()
+
+
+def test_the_console_cookie_is_secure_behind_a_tls_proxy(site):
+    with httpx.Client(base_url=site, timeout=30) as http:
+        tls = http.post("/admin/login", data=ADMIN_LOGIN, headers={
+            **_client_headers(140), "X-Forwarded-Proto": "https"})
+    with httpx.Client(base_url=site, timeout=30) as http:
+        # Only a trusted proxy is believed: here the peer is 127.0.0.1, which the site trusts.
+        plain = http.post("/admin/login", data=ADMIN_LOGIN, headers=_client_headers(141))
+    assert "secure" in tls.headers["set-cookie"].lower()
+    assert "secure" not in plain.headers["set-cookie"].lower()

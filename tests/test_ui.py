@@ -270,6 +270,25 @@ def test_session_state_is_capped(bot, tmp_path):
     assert len(str(state)) < 200_000, "a long conversation must not grow without bound"
 
 
+def test_handlers_return_the_clients_lease(bot, tmp_path):
+    import gradio as gr
+
+    from assistant.limits import Admission, ConcurrencyCap, RateLimiter
+
+    gate = Admission(RateLimiter(0), ConcurrencyCap(1))
+    page = ChatPage(bot, Store(tmp_path / "log.sqlite3"), bot.settings, gate)
+    assert gate.admit("") is None  # what the edge does for a request without a client
+    assert page.ask("what is nvlink?")["citations"]
+    assert gate.concurrency.in_flight("") == 0
+    assert gate.admit("") is None
+    list(page.turn("what is roce?", None, None, None))
+    assert gate.concurrency.in_flight("") == 0
+    assert gate.admit("") is None
+    with pytest.raises(gr.Error, match="page must be a string"):
+        page.ask("what is roce?", page=["nvlink"])  # type: ignore[arg-type]
+    assert gate.concurrency.in_flight("") == 0
+
+
 # -- the app without a server ----------------------------------------------------------------
 
 def test_build_demo_works_without_a_server(bot, tmp_path):

@@ -85,6 +85,14 @@ class ConsoleAuth:
         return self.user(request.cookies.get(COOKIE))
 
 
+def _over_https(request: Request, trusted_proxies: str) -> bool:
+    """Return whether the browser sees https: directly, or as a trusted proxy says."""
+    peer = request.client.host if request.client else ""
+    trusted = {p.strip() for p in trusted_proxies.split(",") if p.strip()}
+    forwarded = request.headers.get("x-forwarded-proto", "") if peer in trusted else ""
+    return request.url.scheme == "https" or forwarded.split(",")[0].strip() == "https"
+
+
 def _wants_html(request: Request) -> bool:
     return "text/html" in request.headers.get("accept", "")
 
@@ -121,7 +129,7 @@ def console_routes(auth: ConsoleAuth, prefix: str, trusted_proxies: str) -> APIR
                               else JSONResponse({"success": True}))
         response.set_cookie(COOKIE, token, max_age=int(auth.session_s), path=prefix,
                             httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https")
+                            secure=_over_https(request, trusted_proxies))
         return response
 
     @router.api_route("/logout", methods=["GET", "POST"])
