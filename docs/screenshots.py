@@ -27,7 +27,7 @@ def main() -> None:
     from assistant.chain import Assistant
     from assistant.config import Settings
     from assistant.store import Store
-    from assistant.ui import create_app
+    from assistant.web import create_app, server_config
 
     bot = Assistant()
     settings = Settings.from_env()
@@ -35,8 +35,8 @@ def main() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(bot, store, settings=settings),
-                                           host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(create_app(bot, store, settings=settings), settings,
+                                          host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
