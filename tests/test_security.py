@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from test_browser import CHROMIUM, Watch, _ask, _open, browser  # noqa: F401 (fixture)
+from test_browser import ANSWER_LINK, CHROMIUM, Watch, _ask, _open, browser  # noqa: F401
 from test_ui import serve
 
 from assistant.answer import Answer
@@ -229,7 +229,8 @@ def test_script_in_a_corpus_page_is_rendered_inert(evil_site, browser):  # noqa:
         pytest.skip("no browser")
     page, watch = _open(browser, evil_site + "/")
     _ask(page, "what is nvlink?")
-    page.locator("#chat button[aria-label='Dislike']").first.wait_for()
+    # The finished answer (the "…" placeholder while it streams has thumbs too).
+    page.locator(ANSWER_LINK).first.wait_for()
     text = page.locator("#chat").inner_text()
     assert "onerror" in text  # shown as text
     hrefs = page.eval_on_selector_all("#chat a", "els => els.map(e => e.getAttribute('href'))")
