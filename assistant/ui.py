@@ -6,7 +6,7 @@ everything in one FastAPI app and `launch` serves it.
 
 Example:
     >>> demo = build_demo(Assistant())              # a gr.Blocks, nothing served yet
-    >>> app = create_app(Assistant())               # FastAPI: /, /widget, /admin, /embed-demo
+    >>> app = create_app(Assistant())               # FastAPI: /, /widget, /admin, /glossary/...
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from urllib.parse import quote
 import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 
 from .answer import Answer
 from .compose import templates
@@ -339,7 +339,9 @@ def build_demo(assistant: Assistant, store: Store | None = None, *, compact: boo
         page = slug if slug in corpus.pages else None
         title = assistant.page_title(page)
         examples = [{"text": q} for q in starter_questions(corpus, page)]
-        return page, new_state(), gr.Chatbot(placeholder=greeting(title), examples=examples)
+        # "greeted" tells a framing page's script that the page context is set (site.js).
+        return page, new_state(), gr.Chatbot(placeholder=greeting(title), examples=examples,
+                                             elem_classes=["greeted"])
 
     def on_like(state: dict[str, Any], evt: gr.LikeData) -> tuple[Any, ...]:
         index = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
@@ -561,7 +563,7 @@ class _Edge:
 
 def create_app(assistant: Assistant, store: Store | None = None, *,
                settings: Settings | None = None, demo: gr.Blocks | None = None) -> FastAPI:
-    """Build the FastAPI app: chat at /, widget at /widget, console at /admin, /embed-demo."""
+    """Build the FastAPI app: chat at /, widget at /widget, console at /admin, the site."""
     settings = settings or assistant.settings
     store = store if store is not None else Store(settings.log_db)
     origins = parse_origins(settings.allowed_origins)
@@ -574,9 +576,11 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_middleware(_Edge, origins=origins, roots=("/", "/widget/", "/admin/"),
                        trusted_proxies=settings.trusted_proxies)
 
-    @app.get("/embed-demo", response_class=HTMLResponse, include_in_schema=False)
-    def embed_demo() -> str:
-        return static_path("embed-demo.html").read_text(encoding="utf-8")
+    # The glossary site (/glossary, /learn, /calculators, the calculator API): before the
+    # mount at "/", which would answer those paths itself.
+    from .site import mount_site, widget_head
+
+    mount_site(app, assistant.corpus)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, Any]:
@@ -600,7 +604,9 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     # One count per client for the chat, the widget and the API.
     limiter = getattr(demo, "limiter", None) or RateLimiter(settings.rate_limit_per_minute)
     widget = build_demo(assistant, store, compact=True, settings=settings, limiter=limiter)
-    gr.mount_gradio_app(app, widget, "/widget", **mount, **page_options(compact=True))
+    # The widget's head loads the bridge to a framing page (citations open in the host window).
+    gr.mount_gradio_app(app, widget, "/widget", **mount, **page_options(compact=True),
+                        head=widget_head())
     visitor = demo if demo is not None else build_demo(assistant, store, settings=settings,
                                                        limiter=limiter)
     gr.mount_gradio_app(app, visitor, "/", **mount, **page_options())
@@ -616,7 +622,7 @@ def launch(assistant: Assistant, store: Store | None = None, demo: gr.Blocks | N
     app = create_app(assistant, store, demo=demo)
     print(f"* Chat:    http://{s.server_name}:{s.server_port}/")
     print(f"* Widget:  http://{s.server_name}:{s.server_port}/widget?page=nvlink")
-    print(f"* Embed:   http://{s.server_name}:{s.server_port}/embed-demo")
+    print(f"* Site:    http://{s.server_name}:{s.server_port}/glossary/nvlink")
     if s.admin_password:
         print(f"* Console: http://{s.server_name}:{s.server_port}/admin (user admin)")
     # X-Forwarded-For is judged by ASSISTANT_TRUSTED_PROXIES, not by uvicorn.
