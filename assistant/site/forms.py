@@ -196,8 +196,11 @@ class CalculatorForm:
                required: bool, row: int | None = None) -> FormField:
         info = model.model_fields[name]
         default = example if example is not None else info.get_default()
-        return FormField(key=key, name=name, label=label_of(name, info),
-                         unit=unit_of(model, name), hint=_hint(info), kind=_kind(model, name),
+        label, unit = label_of(name, info), unit_of(model, name)
+        if unit.casefold() in label.casefold():
+            unit = ""  # "Hours", not "Hours (hours)"
+        return FormField(key=key, name=name, label=label,
+                         unit=unit, hint=_hint(info), kind=_kind(model, name),
                          required=required,
                          default=format_value(default if default is not None else None),
                          row=row)

@@ -28,6 +28,7 @@
 
   function post(message) {
     if (iframe && iframe.contentWindow) {
+      if (message.type === "focus" && !panel.hidden) { iframe.focus(); }
       message.source = "glossary-site";
       iframe.contentWindow.postMessage(message, widgetOrigin);
     }
