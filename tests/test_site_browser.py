@@ -204,7 +204,8 @@ def test_screenshots_at_360px_desktop_and_dark(app, chromium, capsys, width, sch
                "color_scheme": scheme, "is_mobile": width < 400}
     name = f"{width}-{scheme}"
     page, watch = _page(chromium, base + "/glossary/nvlink", **options)
-    _open_widget(page, "NVLink")
+    frame = _open_widget(page, "NVLink")
+    assert "Use via API" not in frame.locator("body").inner_text()  # no Gradio footer
     page.wait_for_timeout(500)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     _shot(page, f"site-page-widget-{name}.png", capsys, full_page=False)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import hashlib
 import math
 import re
@@ -66,6 +67,7 @@ def _calculation_words() -> dict[str, str]:
     return tomllib.loads(text)["calculation"]
 
 
+@functools.cache
 def asset_text(name: str) -> str:
     """Return the text of a file shipped in assistant/site/assets."""
     return resources.files("assistant.site").joinpath("assets", name).read_text("utf-8")
@@ -116,7 +118,7 @@ class Site:
         return f"{self.assistant_url}/widget{query}"
 
     def api_url(self, name: str) -> str:
-        """Return the calculator API a form posts to from the browser."""
+        """Return the calculator API the page's script sends a form to (GET, JSON back)."""
         return f"{self.assistant_url}/api/calculators/{calculator_slug(name)}"
 
     def asset_url(self, name: str) -> str:
@@ -264,7 +266,8 @@ class Site:
             view=self.result_view(spec.name, outcome) if outcome and outcome.ok else None,
             lesson=lesson, blurb=self.calculator_blurb(spec),
             # Without script, a static page's form is answered by the assistant's own page.
-            action=f"{self.assistant_url}/calculators/{slug}" if self.static else "")
+            action=self.assistant_url + f"/calculators/{calculator_slug(spec.name)}"
+            if self.static else "")
         return html, status
 
     def calculator_blurb(self, spec: calc.Calculator) -> str:
