@@ -188,7 +188,7 @@ class CalculatorForm:
                 rows.append([self._field(item, sub, f"{name}.{i}.{sub}", values.get(sub),
                                          required=sub_info.is_required(), row=i)
                              for sub, sub_info in item.model_fields.items()])
-            singular = label_of(name).rstrip("s") or label_of(name)
+            singular = _singular(label_of(name))
             self.groups.append(FieldGroup(key=name, label=label_of(name, info), item=singular,
                                           hint=_hint(info), min_rows=low, rows=rows))
 
@@ -330,6 +330,13 @@ class CalculatorForm:
         inputs = ", ".join(p for p in parts if p)
         return f"What is the {self.spec.label} for {inputs}?" if inputs else (
             f"How do I work out the {self.spec.label}?")
+
+
+def _singular(label: str) -> str:
+    # What one row of a list input is called: "Quotes" -> "Quote", "Entries" -> "Entry".
+    if label.endswith("ies"):
+        return label[:-3] + "y"
+    return label[:-1] if label.endswith("s") and not label.endswith("ss") else label
 
 
 def _text(value: Any) -> str:
