@@ -15,7 +15,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test index check-corpus eval bench loadtest browser clean
+.PHONY: install run test index check-corpus eval bench loadtest browser clean site
 
 install: $(STAMP)
 
@@ -47,6 +47,11 @@ check-corpus: $(STAMP)
 
 run: index
 	$(PY) app.py
+
+# The glossary site as static files: make site ASSISTANT_URL=https://assistant.example.com
+SITE_DIR ?= public
+site: $(STAMP)
+	$(PY) -m assistant site build $(SITE_DIR) --assistant-url "$(ASSISTANT_URL)"
 
 test: $(STAMP) $(LLM_STAMP) browser
 	$(PY) -m pytest

@@ -1,8 +1,8 @@
 """Serve the glossary assistant: `python app.py` (or `make run`).
 
-Serves the chat (`demo`) at /, the embeddable widget at /widget?page=<slug>, the embedding demo
-at /embed-demo and, when ASSISTANT_ADMIN_PASSWORD is set, the support console at /admin, on
-GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default).
+Serves the chat (`demo`) at /, the embeddable widget at /widget?page=<slug>, the glossary site
+(/glossary/, /learn/, /calculators/) and, when ASSISTANT_ADMIN_PASSWORD is set, the support
+console at /admin, on GRADIO_SERVER_NAME:GRADIO_SERVER_PORT (127.0.0.1:7860 by default).
 
 `gradio app.py` reloads the chat on every edit (it serves the chat page only). Importing this
 module builds nothing: `demo` is built when run, or on first access (`from app import demo`).

@@ -23,6 +23,9 @@ app = typer.Typer(help="The glossary assistant: grounded, cited answers about AI
                        "networking.", no_args_is_help=True, add_completion=False)
 corpus_app = typer.Typer(help="Work on the corpus.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
+site_app = typer.Typer(help="The glossary site: the pages the assistant cites.",
+                       no_args_is_help=True)
+app.add_typer(site_app, name="site")
 
 
 def offline() -> None:
@@ -123,6 +126,32 @@ def corpus_check(path: Annotated[Optional[Path], typer.Argument(
         typer.echo(f"{len(problems)} problem(s) in {folder}", err=True)
         raise typer.Exit(1)
     typer.echo(f"corpus ok: {len(page_files(folder))} pages in {folder}")
+
+
+@site_app.command("build")
+def site_build(
+        out: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
+        assistant_url: Annotated[str, typer.Option(
+            help="Public URL of the running assistant, e.g. https://assistant.example.com: the "
+                 "widget and the calculators' API are loaded from it.")],
+        base_path: Annotated[str, typer.Option(
+            help="Path the site is served under, e.g. /docs; default: the host's root.")] = ""
+        ) -> None:
+    """Write the glossary site as static HTML and CSS (only changed files are rewritten)."""
+    from .corpus import CorpusError, load_corpus
+    from .site import build_site
+
+    settings = _settings()
+    try:
+        report = build_site(load_corpus(settings.corpus_dir), out, assistant_url, base_path)
+    except (CorpusError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(report.summary())
+    typer.echo("On the assistant, allow the static host to frame the widget and call the API,\n"
+               "and point citations at it:\n"
+               "  ASSISTANT_ALLOWED_ORIGINS=https://<your static host>\n"
+               "  ASSISTANT_SITE_URL=https://<your static host>")
 
 
 @app.command()

@@ -322,7 +322,7 @@ def test_admin_is_not_mounted_without_a_password(bot, tmp_path):
 
 @pytest.fixture(scope="module")
 def live(bot, tmp_path_factory):
-    """The whole app (chat, widget, console, embed demo) on a free loopback port."""
+    """The whole app (chat, widget, console, the glossary site) on a free loopback port."""
     tmp = tmp_path_factory.mktemp("ui")
     store = Store(tmp / "log.sqlite3")
     settings = bot.settings.replace(admin_password=ADMIN_PASSWORD, rate_limit_per_minute=1000,
@@ -489,12 +489,13 @@ def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
     assert terms["data"] and terms["headers"][0] == "subject"
 
 
-def test_embed_demo_and_security_headers(live):
+def test_glossary_pages_embed_the_widget_and_security_headers(live):
     base, _ = live
     with httpx.Client(base_url=base, timeout=30) as http:
-        page = http.get("/embed-demo")
-        assert page.status_code == 200
-        assert 'src="/widget?page=nvlink"' in page.text
+        # /embed-demo moved to the real page, which carries the widget (tests/test_site*.py).
+        page = http.get("/embed-demo", follow_redirects=True)
+        assert page.status_code == 200 and str(page.url).endswith("/glossary/nvlink")
+        assert 'data-widget-src="/widget?page=nvlink"' in page.text
         widget = http.get("/widget/?page=nvlink")
         csp = widget.headers["content-security-policy"]
         assert "frame-ancestors 'self' http://127.0.0.1:9" in csp

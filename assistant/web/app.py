@@ -5,7 +5,7 @@ admission limits, the console's sign-ins); `create_app` builds the pages, mounts
 the middleware, and its lifespan runs the housekeeping (retention, stale temp files).
 
 Example:
-    >>> app = create_app(Assistant())   # FastAPI: /, /widget, /admin, /api/ask, /embed-demo
+    >>> app = create_app(Assistant())   # FastAPI: /, /widget, /admin, /api/ask, /glossary/...
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
 from ..store import Store
@@ -33,6 +33,7 @@ from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
 from .console import Console, export_routes
 from .edge import Edge, MountPolicy
+from ..site import mount_site, widget_head
 from .render import parse_origins, static_path
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def lifespan_for(services: Services):
 def create_app(assistant: Assistant, store: Store | None = None, *,
                settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """Build the FastAPI app: chat at /, widget at /widget, console at /admin, the JSON API at
-    /api/ask and /embed-demo, every request through the edge (see `edge`)."""
+    /api/ask and the glossary site, every request through the edge (see `edge`)."""
     settings = settings or (services.settings if services else assistant.settings)
     services = services or Services.from_settings(settings, store)
     origins = parse_origins(settings.allowed_origins)
@@ -168,9 +169,9 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
 
 
 def _site_routes(app: FastAPI, assistant: Assistant) -> None:
-    @app.get("/embed-demo", response_class=HTMLResponse, include_in_schema=False)
-    def embed_demo() -> str:
-        return static_path("embed-demo.html").read_text(encoding="utf-8")
+    # The glossary site (/glossary, /learn, /calculators, the calculator API, /embed-demo
+    # redirecting to a page): before the mount at "/", which would answer those paths itself.
+    mount_site(app, assistant.corpus)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, Any]:
@@ -205,6 +206,9 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         page = ChatPage(assistant, services.store, settings, services.admission,
                         compact=compact)
         blocks = page.build()
-        gr.mount_gradio_app(app, blocks, prefix, **mount, **page_options(compact=compact))
+        # The widget's head loads the bridge to a framing page (citations open in the host).
+        extra = {"head": widget_head()} if prefix == "/widget" else {}
+        gr.mount_gradio_app(app, blocks, prefix, **mount, **page_options(compact=compact),
+                            **extra)
         policies.append(MountPolicy.of(prefix, blocks, page.question_events, QUESTION_APIS))
     return policies

@@ -156,8 +156,9 @@ class ChatPage:
         page = slug if isinstance(slug, str) and slug in self.corpus.pages else None
         title = self.assistant.page_title(page)
         examples = [{"text": q} for q in starter_questions(self.corpus, page)]
+        # "greeted" tells a framing page's script that the page context is set (site.js).
         return page, self.new_state(), gr.Chatbot(placeholder=greeting(title),
-                                                  examples=examples)
+                                                  examples=examples, elem_classes=["greeted"])
 
     def on_like(self, state: dict[str, Any], evt: gr.LikeData) -> tuple[Any, ...]:
         """Record a thumb up or down (or its withdrawal) and open the comment row."""

@@ -99,7 +99,7 @@ def launch(assistant: Assistant, store: Store | None = None) -> None:
     base = f"http://{s.server_name}:{s.server_port}"
     print(f"* Chat:     {base}/")
     print(f"* Widget:   {base}/widget?page=nvlink")
-    print(f"* Embed:    {base}/embed-demo")
+    print(f"* Site:     {base}/glossary/nvlink")
     print(f"* JSON API: POST {base}/api/ask  (schema: {base}/api/openapi.json)")
     if s.admin_password:
         print(f"* Console:  {base}/admin (user admin)")

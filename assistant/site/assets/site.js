@@ -1,0 +1,215 @@
+/* The glossary site's script: the assistant launcher, questions sent to it, the A-Z filter
+   and calculator forms. Every page works without it (the launcher falls back to a link, the
+   forms to a plain submit). No inline script: the pages' CSP allows only this file. */
+(function () {
+  "use strict";
+
+  var STORE_KEY = "glossary-widget";
+  var body = document.body;
+
+  // -- the assistant: a launcher button, and the widget in an iframe panel ------------------
+  var widgetSrc = body.getAttribute("data-widget-src");
+  var launcher = document.getElementById("ask-launcher");
+  var panel = document.getElementById("ask-panel");
+  var frameBox = panel && panel.querySelector(".ask-frame");
+  var closeButton = panel && panel.querySelector(".ask-close");
+  var widgetOrigin = widgetSrc ? new URL(widgetSrc, location.href).origin : "";
+  var iframe = null;
+  var ready = false;
+  var pending = [];
+
+  function remember(open) {
+    try { localStorage.setItem(STORE_KEY, open ? "open" : "closed"); } catch (e) { /* private mode */ }
+  }
+
+  function wasOpen() {
+    try { return localStorage.getItem(STORE_KEY) === "open"; } catch (e) { return false; }
+  }
+
+  function post(message) {
+    if (iframe && iframe.contentWindow) {
+      if (message.type === "focus" && !panel.hidden) { iframe.focus(); }
+      message.source = "glossary-site";
+      iframe.contentWindow.postMessage(message, widgetOrigin);
+    }
+  }
+
+  function send(message) {
+    if (ready) { post(message); } else { pending.push(message); }
+  }
+
+  function ensureFrame() {
+    if (iframe) { return; }
+    iframe = document.createElement("iframe");
+    iframe.src = widgetSrc;
+    iframe.title = "Chat with the glossary assistant";
+    iframe.setAttribute("allow", "clipboard-write");
+    frameBox.appendChild(iframe);
+  }
+
+  function openPanel(byVisitor) {
+    ensureFrame();
+    panel.hidden = false;
+    launcher.setAttribute("aria-expanded", "true");
+    remember(true);
+    if (byVisitor) {
+      // Focus goes into the chat: the question box once the widget is ready.
+      closeButton.focus();
+      send({ type: "focus" });
+    }
+  }
+
+  function closePanel() {
+    panel.hidden = true;
+    launcher.setAttribute("aria-expanded", "false");
+    remember(false);
+    launcher.focus();
+  }
+
+  function ask(question, sendIt) {
+    openPanel(false);
+    send({ type: "ask", question: question, send: sendIt });
+  }
+
+  if (launcher && panel && widgetSrc) {
+    launcher.hidden = false;
+    launcher.addEventListener("click", function () { openPanel(true); });
+    closeButton.addEventListener("click", closePanel);
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && !panel.hidden) { closePanel(); }
+    });
+    window.addEventListener("message", function (event) {
+      if (!iframe || event.source !== iframe.contentWindow || event.origin !== widgetOrigin) { return; }
+      var data = event.data || {};
+      if (data.source !== "glossary-widget") { return; }
+      if (data.type === "ready") {
+        ready = true;
+        pending.splice(0).forEach(post);
+      } else if (data.type === "close" && !panel.hidden) {
+        closePanel();
+      }
+    });
+    if (wasOpen()) { openPanel(false); }
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-ask]");
+    if (!button || !widgetSrc) { return; }
+    var question = button.getAttribute("data-ask");
+    if (question) { ask(question, !button.hasAttribute("data-fill")); }
+  });
+
+  // -- the A-Z index: filter as you type ------------------------------------------------------
+  var filter = document.getElementById("filter");
+  if (filter) {
+    var items = Array.prototype.slice.call(document.querySelectorAll(".terms li[data-filter]"));
+    var groups = Array.prototype.slice.call(document.querySelectorAll(".letter-group"));
+    var count = document.getElementById("filter-count");
+    var letters = document.querySelector(".letters");
+    var noMatch = document.querySelector(".no-match");
+    filter.closest(".filter").hidden = false;
+    var apply = function () {
+      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var shown = 0;
+      items.forEach(function (li) {
+        var text = li.getAttribute("data-filter");
+        var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+        li.hidden = !hit;
+        if (hit) { shown += 1; }
+      });
+      groups.forEach(function (g) { g.hidden = !g.querySelector("li:not([hidden])"); });
+      if (letters) { letters.hidden = words.length > 0; }
+      noMatch.hidden = shown > 0;
+      count.textContent = words.length ? shown + (shown === 1 ? " term matches" : " terms match") : "";
+    };
+    filter.addEventListener("input", apply);
+    if (filter.value) { apply(); }
+  }
+
+  // -- calculators: run on the assistant's API, show the working -------------------------------
+  var form = document.getElementById("calc-form");
+  if (form) {
+    var result = document.getElementById("calc-result");
+    var general = document.getElementById("calc-errors");
+    var part = function (name) { return result.querySelector("[data-part='" + name + "']"); };
+
+    var clearErrors = function () {
+      general.hidden = true;
+      general.textContent = "";
+      form.querySelectorAll("[data-error-for]").forEach(function (el) {
+        el.hidden = true;
+        el.textContent = "";
+      });
+      form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
+      form.querySelectorAll(".field.invalid").forEach(function (el) { el.classList.remove("invalid"); });
+    };
+
+    var showErrors = function (errors) {
+      var first = null;
+      Object.keys(errors).forEach(function (key) {
+        var target = key ? form.querySelector("[data-error-for='" + key.replace(/'/g, "") + "']") : null;
+        if (!target) {
+          general.textContent = (general.textContent ? general.textContent + " " : "") + errors[key];
+          general.hidden = false;
+          return;
+        }
+        target.textContent = errors[key];
+        target.hidden = false;
+        var input = form.querySelector("[name='" + key.replace(/'/g, "") + "']");
+        if (input) {
+          input.setAttribute("aria-invalid", "true");
+          input.closest(".field").classList.add("invalid");
+          first = first || input;
+        }
+      });
+      result.hidden = true;
+      (first || general).focus && (first || general).focus();
+    };
+
+    var showResult = function (data) {
+      part("summary").textContent = data.summary;
+      part("method").textContent = data.method;
+      part("formula").textContent = data.formula;
+      part("note").textContent = data.note;
+      var list = part("working");
+      list.textContent = "";
+      data.working.forEach(function (step) {
+        var li = document.createElement("li");
+        li.textContent = step;
+        list.appendChild(li);
+      });
+      result.querySelector("[data-ask]").setAttribute("data-ask", data.question);
+      result.hidden = false;
+      if (result.getBoundingClientRect().top > window.innerHeight) {
+        result.scrollIntoView({ block: "start" });
+      }
+    };
+
+    var run = function () {
+      var query = new URLSearchParams(new FormData(form)).toString();
+      clearErrors();
+      fetch(form.getAttribute("data-api") + "?" + query, { credentials: "omit" })
+        .then(function (response) { return response.json(); })
+        .then(function (data) {
+          if (data.ok) { showResult(data); } else { showErrors(data.errors || {}); }
+          try { history.replaceState(null, "", "?" + query); } catch (e) { /* file: URLs */ }
+        })
+        .catch(function () {
+          showErrors({ "": "The calculator could not be reached. Try again in a moment." });
+        });
+    };
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      run();
+    });
+    // A shared link with inputs (?gpus=256&...) shows its result on a static host too.
+    var params = new URLSearchParams(location.search);
+    var given = false;
+    params.forEach(function (value, key) {
+      var input = form.querySelector("[name='" + key.replace(/'/g, "") + "']");
+      if (input) { input.value = value; given = true; }
+    });
+    if (given && result.hidden && !general.textContent && !form.querySelector("[aria-invalid]")) { run(); }
+  }
+})();

@@ -1,0 +1,133 @@
+"""Serve the glossary site from the running app: the pages, the calculator API, the assets.
+
+`mount_site(app, corpus)` adds the routes; call it before Gradio is mounted at "/", since a
+mount at "/" answers every path that no earlier route took.
+
+    /glossary/  /glossary/<slug>  /learn/  /learn/<slug>  /calculators/  /calculators/<name>
+    /api/calculators/<name>?<input>=<value>...   (JSON, for the pages' script and static hosts)
+    /site-assets/<file>                          (CSS, JS, icon)
+    /embed-demo                                  (moved: now the NVLink page, widget included)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from assistant.corpus import Corpus
+
+from .pages import (
+    ASSET_FILES,
+    ASSETS,
+    KIND_PATHS,
+    PAGE_CSP,
+    Site,
+    asset_text,
+    asset_version,
+    calculator_slug,
+)
+
+_TYPES = {"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
+          "svg": "image/svg+xml"}
+_HEADERS = {"content-security-policy": PAGE_CSP}
+#: A page without a query string is the same until the corpus changes (at a restart).
+_NO_STORE = {"cache-control": "no-store"}
+
+
+def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site:
+    """Add the site's routes to `app` (before any mount at "/"); return the renderer."""
+    site = site or Site(corpus)
+    rendered: dict[str, str] = {}
+
+    def html(path: str) -> Response:
+        if path not in rendered:
+            page = site.render_path(path)
+            if page is None:
+                return not_found(path)
+            rendered[path] = page
+        return HTMLResponse(rendered[path], headers=_HEADERS)
+
+    def not_found(path: str) -> Response:
+        return HTMLResponse(site.not_found(path), status_code=404, headers=_HEADERS)
+
+    def index(request: Request) -> Response:
+        path = request.url.path
+        if not path.endswith("/"):
+            return RedirectResponse(path + "/", status_code=308)
+        return html(path)
+
+    def page(request: Request) -> Response:
+        section, slug = request.url.path.strip("/").split("/")[:2]
+        found = corpus.get(slug)
+        if found is not None and KIND_PATHS.get(found.kind) != section:
+            return RedirectResponse(found.url, status_code=301)  # /learn/nvlink -> /glossary/
+        if request.url.path.endswith("/"):
+            return RedirectResponse(request.url.path.rstrip("/"), status_code=308)
+        return html(request.url.path)
+
+    def calculator(request: Request) -> Response:
+        slug = request.path_params["name"]
+        spec = site.calculator_spec(slug)
+        if spec is None:
+            return not_found(request.url.path)
+        canonical = f"/calculators/{calculator_slug(spec.name)}"
+        if request.url.path != canonical:
+            query = f"?{request.url.query}" if request.url.query else ""
+            return RedirectResponse(canonical + query, status_code=308)
+        data = _form(request)
+        if not data:
+            return html(canonical)
+        body, status = site.calculator(slug, data) or ("", 404)
+        return HTMLResponse(body, status_code=status, headers={**_HEADERS, **_NO_STORE})
+
+    def calculator_api(request: Request) -> Response:
+        found = site.api(request.path_params["name"], _form(request))
+        if found is None:
+            return JSONResponse({"ok": False, "errors": {"": "no such calculator"}},
+                                status_code=404)
+        body, status = found
+        return JSONResponse(body, status_code=status, headers=_NO_STORE)
+
+    def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSET_FILES:
+            return Response("not found", status_code=404, media_type="text/plain")
+        versioned = request.query_params.get("v") == asset_version(name)
+        cache = "public, max-age=31536000, immutable" if versioned else "no-cache"
+        return Response(asset_text(name), media_type=_TYPES[name.rsplit(".", 1)[-1]],
+                        headers={"cache-control": cache})
+
+    def embed_demo(request: Request) -> Response:
+        return RedirectResponse("/glossary/nvlink", status_code=301)
+
+    route = app.router.add_route
+    for section in ("glossary", "learn", "calculators"):
+        route(f"/{section}", index, methods=["GET"], include_in_schema=False)
+        route(f"/{section}/", index, methods=["GET"], include_in_schema=False)
+    for section in KIND_PATHS.values():
+        route(f"/{section}/{{slug}}", page, methods=["GET"], include_in_schema=False)
+        route(f"/{section}/{{slug}}/", page, methods=["GET"], include_in_schema=False)
+    route("/calculators/{name}", calculator, methods=["GET"], include_in_schema=False)
+    route("/calculators/{name}/", calculator, methods=["GET"], include_in_schema=False)
+    route("/api/calculators/{name}", calculator_api, methods=["GET"], include_in_schema=False)
+    route(f"/{ASSETS}/{{name}}", asset, methods=["GET"], include_in_schema=False)
+    route("/embed-demo", embed_demo, methods=["GET"], include_in_schema=False)
+    return site
+
+
+def _form(request: Request) -> dict[str, Any]:
+    # GET carries the form in the query string (a result is a link one can share).
+    return {key: request.query_params.get(key) for key in request.query_params}
+
+
+def widget_head() -> str:
+    """Return the <head> tag that loads the bridge between a framing page and the widget.
+
+    Pass it as `head=` when mounting the widget: citations then open in the host window,
+    Esc closes the host's panel and the host's FAQ buttons can ask (see assets/site.js).
+    """
+    version = asset_version("widget-bridge.js")
+    return f'<script src="/{ASSETS}/widget-bridge.js?v={version}" defer></script>'
