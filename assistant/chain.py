@@ -24,6 +24,7 @@ from .index import Index
 from .models import build_chat_model
 from .inputs import Message, clean_history, clean_text
 from .retrieve import Retrieval, Retriever
+from .text import MARKER
 
 log = logging.getLogger(__name__)
 
@@ -370,7 +371,7 @@ def _merge(first: Answer, second: Answer) -> Answer:
     def shift(match: re.Match) -> str:
         return f"[{int(match.group(1)) + offset}]"
 
-    text = first.text + "\n\n" + re.sub(r"\[(\d+)\]", shift, second.text)
+    text = first.text + "\n\n" + MARKER.sub(shift, second.text)
     citations = list(first.citations) + [
         type(c)(c.n + offset, c.slug, c.title, c.url, c.section, c.passage)
         for c in second.citations]

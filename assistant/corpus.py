@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .text import dangling_reason, split_sentences
+
 GLOSSARY_SECTIONS = ("Definition", "Why it matters", "How it works", "Example",
                      "Common mistake", "Related terms")
 LESSON_MUST_CONTAIN = ("Worked example", "Takeaway", "Checklist")
@@ -200,10 +202,6 @@ def load_corpus(corpus_dir: Path) -> Corpus:
         corpus.pages[page.slug or path.stem] = page
     return corpus
 
-
-# --- sentences -----------------------------------------------------------------------------
-# Splitting lives in text.py (shared with the composer and the evals); re-exported here.
-from .text import clean_inline, dangling_reason, split_sentences  # noqa: E402,F401
 
 # --- chunks --------------------------------------------------------------------------------
 

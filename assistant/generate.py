@@ -19,7 +19,8 @@ from typing import Any
 
 from .answer import Answer, Citation, ToolCall
 from .compose import CitationList, templates
-from .verify import Verifier, complete_prefix, flatten_numbers, numbers_in
+from .text import MARKER, complete_prefix, markers_in, numbers_in
+from .verify import Verifier, flatten_numbers
 
 log = logging.getLogger(__name__)
 
@@ -203,15 +204,13 @@ class LLMAnswerer:
     def _answer(self, text: str, passages: Passages, calls: list[ToolCall], retrieval: Any,
                 started: float) -> Answer:
         # Renumber: only the passages the answer cites become citations, in order of use.
-        import re
-
         cites = CitationList(self.corpus, self.site_url)
         mapping: dict[int, int] = {}
-        for n in [int(m) for m in re.findall(r"\[(\d+)\]", text)]:
+        for n in markers_in(text):
             if n not in mapping:
                 slug, section, passage = passages.items[n - 1]
                 mapping[n] = cites.cite(slug, section, passage)
-        text = re.sub(r"\[(\d+)\]", lambda m: f"[{mapping[int(m.group(1))]}]", text)
+        text = MARKER.sub(lambda m: f"[{mapping[int(m.group(1))]}]", text)
         citations: list[Citation] = cites.build()
         subject = citations[0].slug if citations else None
         return Answer(text=text, citations=citations, tool_calls=calls,

@@ -14,6 +14,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from .corpus import Chunk, Corpus
+from .text import term_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,11 +92,6 @@ class Retrieval:
         return [h.slug for h in self.hits]
 
 
-def normalise(text: str) -> str:
-    """Lower-case, with every run of non-alphanumerics turned into one space."""
-    return " ".join(_WORD.findall(text.lower()))
-
-
 class TermMatcher:
     """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
 
@@ -108,7 +104,7 @@ class TermMatcher:
         for page in sorted(corpus, key=lambda p: p.slug):
             table = self.tables[0 if page.kind == "glossary" else 1]
             for name in (page.title, page.slug.replace("-", " "), *page.aliases):
-                key = normalise(name)
+                key = term_key(name)
                 if key and key not in _STOP:
                     table.setdefault(key, page.slug)
                     if key in plain and name != key and name not in (key.upper(), key.title()):
@@ -355,7 +351,7 @@ class Retriever:
             said_end = term.start + len(term.said)
             if lowered[term.start:said_end] != term.said:
                 continue  # matched across punctuation: leave it
-            if normalise(title).replace(" ", "") in term.said.replace(" ", ""):
+            if term_key(title).replace(" ", "") in term.said.replace(" ", ""):
                 continue  # the title is already there ("RoCEv2", "GB200 NVL72")
             out.append(query[end:said_end] + f" ({title})")
             end = said_end

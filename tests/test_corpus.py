@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corpus import (GLOSSARY_SECTIONS, chunk_page, check_corpus, load_corpus, read_page,
-                              split_sentences)
+from assistant.corpus import GLOSSARY_SECTIONS, check_corpus, chunk_page, load_corpus, read_page
+from assistant.text import split_sentences
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
