@@ -46,8 +46,11 @@ def _assistant(retriever: str | None = None):
     from .corpus import CorpusError
     from .index import IndexNotReady
 
+    settings = _settings()
+    if retriever:
+        settings = settings.replace(retriever=retriever)
     try:
-        return Assistant(_settings(), retriever=retriever)
+        return Assistant.from_settings(settings)
     except (IndexNotReady, CorpusError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

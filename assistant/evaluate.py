@@ -314,7 +314,7 @@ def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPO
     results: dict[str, EvalResult] = {}
     corpus_size = chunks = 0
     for mode in ("hybrid", "dense", "bm25"):
-        bot = Assistant(settings, retriever=mode)
+        bot = Assistant.from_settings(settings.replace(retriever=mode))
         corpus_size = len(bot.corpus)
         chunks = len(bot.retriever.chunks)
         results[mode] = run_eval(bot, golden, REPO / "evals" / "out" / f"{mode}.jsonl")

@@ -19,7 +19,7 @@ from .text import term_key
 if TYPE_CHECKING:
     import numpy as np
 
-    from .index import Index
+    from .index import VectorIndex
 
 RRF_K = 60
 DEPTH = 30  # candidates taken from each list before fusion
@@ -206,7 +206,7 @@ class _Snapshot:
     built_at: float | None
 
     @classmethod
-    def build(cls, index: Index, corpus: Corpus) -> _Snapshot:
+    def build(cls, index: VectorIndex, corpus: Corpus) -> _Snapshot:
         import bm25s
         import numpy as np
         from bm25s.tokenization import Tokenizer
@@ -272,7 +272,7 @@ class Retriever:
         'nvlink'
     """
 
-    def __init__(self, index: Index, corpus: Corpus, mode: str = "hybrid"):
+    def __init__(self, index: VectorIndex, corpus: Corpus, mode: str = "hybrid"):
         self.index = index
         self.corpus = corpus
         self.mode = mode
