@@ -82,7 +82,8 @@ def test_a_good_page_has_no_problems(tmp_path):
 
 
 @pytest.mark.parametrize("page, expected", [
-    (_page().replace("summary: Alpha is a test term.\n", ""), r"glossary/alpha.md: summary: missing"),
+    (_page().replace("summary: Alpha is a test term.\n", ""),
+     r"glossary/alpha.md: summary: missing"),
     (_page(related="[nowhere]"), r"glossary/alpha.md: related: unknown slug 'nowhere'"),
     (_page(faq=[("Only one?", "Only one question.")]), r"alpha.md: faq: 1 questions; needs 2 to 8"),
     (_page(sections=GLOSSARY_SECTIONS[:-1]), r"alpha.md: sections: missing Related terms"),

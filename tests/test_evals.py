@@ -2,8 +2,16 @@
 
 import pytest
 
-from assistant.evaluate import (DEFAULT_GOLDEN, GoldenError, below_thresholds, load_golden,
-                                load_thresholds, number_present, run_eval, score)
+from assistant.evaluate import (
+    DEFAULT_GOLDEN,
+    GoldenError,
+    below_thresholds,
+    load_golden,
+    load_thresholds,
+    number_present,
+    run_eval,
+    score,
+)
 from assistant.text import numbers_in
 
 pytestmark = pytest.mark.eval

@@ -7,14 +7,15 @@ what is tested is what the LLM mode does with the passages it is given, not thei
 from __future__ import annotations
 
 import pytest
-from langchain_core.language_models.fake_chat_models import (FakeMessagesListChatModel,
-                                                             GenericFakeChatModel)
+from langchain_core.language_models.fake_chat_models import (
+    FakeMessagesListChatModel,
+    GenericFakeChatModel,
+)
 from langchain_core.messages import AIMessage
 
 from assistant.answer import Answer
 from assistant.chain import Assistant
 from assistant.models import ModelConfigError, build_chat_model
-
 
 SEEN: list = []  # the prompts the scripted models received
 

@@ -2,9 +2,17 @@
 
 import pytest
 
-from assistant.text import (complete_prefix, dangling_reason, markers_in, numbers_in,
-                            split_answer_sentences, split_sentences, stands_alone, strip_markers,
-                            term_key)
+from assistant.text import (
+    complete_prefix,
+    dangling_reason,
+    markers_in,
+    numbers_in,
+    split_answer_sentences,
+    split_sentences,
+    stands_alone,
+    strip_markers,
+    term_key,
+)
 
 
 @pytest.mark.parametrize("sentence", [
