@@ -15,7 +15,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test index check-corpus eval bench loadtest browser clean site
+.PHONY: install run test test-fast lint index check-corpus eval bench loadtest browser clean site
 
 install: $(STAMP)
 
@@ -53,8 +53,17 @@ SITE_DIR ?= public
 site: $(STAMP)
 	$(PY) -m assistant site build $(SITE_DIR) --assistant-url "$(ASSISTANT_URL)"
 
-test: $(STAMP) $(LLM_STAMP) browser
+# Everything: lint, then every tier (unit, model, integration, browser, eval).
+test: $(STAMP) $(LLM_STAMP) browser lint
 	$(PY) -m pytest
+
+# The unit tier (under a minute): no embedding model, no Chroma index, no servers, no browser.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not model and not integration"
+
+# ruff with the rules in pyproject.toml, the complexity check at 12 included.
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 eval: $(STAMP)
 	$(PY) -m assistant eval-report

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .text import MARKER as _MARKER
+from .text import markers_in
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Answer:
 
     def markers(self) -> set[int]:
         """Return the citation numbers used in the text."""
-        return {int(m) for m in _MARKER.findall(self.text)}
+        return set(markers_in(self.text))
 
     def citation_problems(self) -> list[str]:
         """List broken citations: markers without a source, sources never cited."""

@@ -31,7 +31,7 @@ _COLD = """
 import time, json
 t0 = time.perf_counter()
 from assistant.chain import Assistant
-bot = Assistant()
+bot = Assistant.from_settings()
 t1 = time.perf_counter()
 answer = bot.ask("what is infiniband?")
 t2 = time.perf_counter()
@@ -63,7 +63,7 @@ def run_bench(settings: Any, runs: int = 200, cold: bool = True) -> dict[str, An
     result["ingest_noop_s"] = round(time.perf_counter() - t0, 3)
     result["ingest_noop_embedded"] = report.units_embedded
 
-    bot = Assistant(settings)
+    bot = Assistant.from_settings(settings)
     questions = [QUESTIONS[i % len(QUESTIONS)] for i in range(runs)]
     for q in QUESTIONS:  # warm every path once
         bot.ask(q)

@@ -1,7 +1,8 @@
-"""The orchestrator: clean the input, resolve the subject, calculate or retrieve, compose.
+"""The orchestrator: an Assistant made of named parts, and the path a question takes.
 
-The steps are LangChain runnables composed with LCEL, so that callbacks and tracing work as in
-any LangChain app; each step is a plain method with a typed input and output.
+`Assistant._path` reads top to bottom: clean the input, work out what the question is about,
+then either calculate or retrieve and compose. Each step is a plain method with typed inputs
+and outputs; the route is decided once, in `_path`.
 """
 
 from __future__ import annotations
@@ -12,18 +13,32 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, ToolCall
-from .compose import (CitationList, Draft, compose_answer, compose_comparison, compose_refusal,
-                      follow_ups, is_manipulation, lead_sentence, templates, wants_comparison)
-from .intent import Intent, classify
+from .compose import (
+    CitationList,
+    Draft,
+    compose_answer,
+    compose_comparison,
+    compose_refusal,
+    follow_ups,
+    is_manipulation,
+    lead_sentence,
+    templates,
+    wants_comparison,
+)
 from .config import Settings
-from .corpus import load_corpus
-from .index import Index
-from .models import build_chat_model
 from .inputs import Message, clean_history, clean_text
-from .retrieve import Retrieval, Retriever
+from .intent import Intent, classify
+from .text import MARKER
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from .corpus import Corpus
+    from .index import VectorIndex
+    from .retrieve import Retrieval, Retriever
 
 log = logging.getLogger(__name__)
 
@@ -37,82 +52,108 @@ _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\
                      r"(\s+(an?|the))?\s*$", re.I)
 
 
+@dataclass(frozen=True)
+class Question:
+    """A question as the assistant understood it: cleaned, with its subject worked out."""
+
+    text: str
+    history: list[Message]
+    page: str | None  # the corpus page the visitor is reading, if it is one
+    terms: list[str]  # slugs named in the question
+    subject: str | None  # what the question is about: a named term, or the previous one
+    compare: list[str]  # the two slugs of an "X vs Y" question, else empty
+
+
 @dataclass
 class Turn:
-    """One question on its way through the pipeline."""
+    """What one question produced on the extractive path."""
 
-    question: str
-    history: list[Message]
-    page: str | None
-    started: float
-    answer: Answer | None = None  # set when an early step already has the answer
-    terms: list[str] = field(default_factory=list)  # slugs named in the question
-    subject: str | None = None
-    compare: list[str] = field(default_factory=list)
-    calc: Any = None  # quantities.CalcRequest
-    retrieval: Retrieval | None = None
+    answer: Answer
+    question: Question | None = None  # None when the input was declined before reading
+    retrieval: Retrieval | None = None  # None when nothing was retrieved (see _path)
     timings: dict[str, float] = field(default_factory=dict)
 
 
 class Assistant:
-    """The glossary assistant: build once, then ask many questions.
+    """The glossary assistant, made of named parts: build once, then ask many questions.
+
+    The parts: `settings` (limits, scope threshold, site URL), `corpus` (the pages),
+    `index` (any `VectorIndex`: Chroma's `Index`, or `testing.InMemoryIndex`), `retriever`
+    (the hybrid ranking over that index and corpus) and `llm` (a LangChain chat model for the
+    LLM mode; None answers extractively). `Assistant.from_settings()` builds them all from
+    the settings; `Assistant()` and `Assistant(settings)` are shortcuts for it.
 
     Example:
-        >>> bot = Assistant()                         # reads Settings from the environment
+        >>> bot = Assistant.from_settings()           # reads Settings from the environment
         >>> answer = bot.ask("is roce the same thing as infiniband?")
         >>> answer.text, [c.url for c in answer.citations]
+        >>> index = InMemoryIndex.from_corpus(bot.corpus)              # another store
+        >>> Assistant(bot.settings, bot.corpus, index, Retriever(index, bot.corpus))
     """
 
-    def __init__(self, settings: Settings | None = None, *, retriever: str | None = None,
-                 chat_model: Any = None):
-        from langchain_core.runnables import RunnableLambda
-
-        self.settings = settings or Settings.from_env()
-        if retriever:
-            self.settings = self.settings.replace(retriever=retriever)
-        self.corpus = load_corpus(self.settings.corpus_dir)
-        self.index = Index(self.settings)
-        self.retriever = Retriever(self.index, self.corpus, mode=self.settings.retriever)
-        self._refresh_lock = threading.Lock()
-        self._last_check = time.monotonic()
-        self.pipeline = (RunnableLambda(self._prepare, name="prepare")
-                         | RunnableLambda(self._calculate, name="calculate")
-                         | RunnableLambda(self._retrieve, name="retrieve")
-                         | RunnableLambda(self._compose, name="compose"))
-        self.llm = None
-        model = chat_model if chat_model is not None else build_chat_model(self.settings)
-        if model is not None:
+    def __init__(self, settings: Settings | None = None, corpus: Corpus | None = None,
+                 index: VectorIndex | None = None, retriever: Retriever | None = None,
+                 llm: BaseChatModel | None = None):
+        if isinstance(retriever, str):
+            raise TypeError("retriever is the Retriever part; for a retrieval mode use "
+                            "Assistant.from_settings(settings.replace(retriever=mode))")
+        parts = (corpus, index, retriever)
+        if all(part is None for part in parts):
+            settings, corpus, index, retriever = _parts(settings)
+            llm = llm if llm is not None else _chat_model(settings)
+        elif any(part is None for part in parts) or settings is None:
+            raise TypeError("pass settings, corpus, index and retriever together, or only "
+                            "settings (see Assistant.from_settings)")
+        self.settings: Settings = settings
+        self.corpus: Corpus = corpus
+        self.index: VectorIndex = index
+        self.retriever: Retriever = retriever
+        self.llm = llm
+        #: The LLM mode's writer: answers with `llm`, checked sentence by sentence.
+        self.llm_answerer = None
+        if llm is not None:
             from .generate import LLMAnswerer
             from .tools import all_tools
 
-            self.llm = LLMAnswerer(model, self.corpus, self.retriever, all_tools(),
-                                   self.settings.site_url)
+            self.llm_answerer = LLMAnswerer(llm, corpus, retriever, all_tools(),
+                                            settings.site_url)
+        self._refresh_lock = threading.Lock()
+        self._last_check = time.monotonic()
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, *,
+                      llm: BaseChatModel | None = None) -> Assistant:
+        """Build every part from the settings (the environment's when none are given)."""
+        settings, corpus, index, retriever = _parts(settings)
+        return cls(settings, corpus, index, retriever,
+                   llm if llm is not None else _chat_model(settings))
 
     # -- public API --------------------------------------------------------------------------
 
     def ask(self, question: str, history: list | None = None, page: str | None = None) -> Answer:
         """Answer one question, given the conversation so far and the page being read."""
-        if self.llm is not None:
+        if self.llm_answerer is not None:
             final = None
             for piece in self.stream(question, history, page):
                 final = piece
             assert isinstance(final, Answer)
             return final
-        return self._extractive(question, history, page).answer
+        return self.turn(question, history, page).answer
 
     def stream(self, question: str, history: list | None = None, page: str | None = None
                ) -> Iterator[str | Answer]:
         """Yield the answer text in pieces as it is produced, then the finished Answer."""
         start = time.perf_counter()
-        turn = self._extractive(question, history, page)
+        turn = self.turn(question, history, page)
         answer = turn.answer
-        if self.llm is not None and turn.retrieval is not None and answer.kind in (
+        if self.llm_answerer is not None and turn.retrieval is not None and answer.kind in (
                 "answer", "comparison", "calculation"):
             from .generate import LLMFailed, is_retryable
 
+            q = turn.question
             try:
-                for piece in self.llm.stream(turn.question, turn.history, turn.retrieval,
-                                             intent=answer.intent):
+                for piece in self.llm_answerer.stream(q.text, q.history, turn.retrieval,
+                                                      intent=answer.intent):
                     if isinstance(piece, Answer):
                         piece.intent = answer.intent
                         piece.timings_ms = {**turn.timings, **piece.timings_ms,
@@ -133,16 +174,17 @@ class Assistant:
                 yield piece
         yield answer
 
-    def _extractive(self, question: str, history: list | None, page: str | None) -> Turn:
+    def turn(self, question: str, history: list | None = None, page: str | None = None
+             ) -> Turn:
+        """Answer without the LLM; return the answer with what it was built from."""
         start = time.perf_counter()
         try:
             self._maybe_refresh()
-            turn = self.pipeline.invoke({"question": question, "history": history,
-                                         "page": page, "started": start})
+            turn = self._path(question, history, page)
         except Exception:  # a visitor never sees a traceback
             log.exception("answering failed")
-            turn = Turn(question="", history=[], page=None, started=start,
-                        answer=Answer(text=templates()["messages"]["error"], kind="message"))
+            turn = Turn(Answer(text=templates()["messages"]["error"], kind="message"))
+        turn.answer.timings_ms.update(turn.timings)
         turn.answer.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return turn
 
@@ -151,30 +193,45 @@ class Assistant:
         page = self.corpus.get(slug) if slug else None
         return page.title if page else None
 
-    # -- steps ------------------------------------------------------------------------------
+    # -- the path ----------------------------------------------------------------------------
 
-    def _prepare(self, data: dict[str, Any]) -> Turn:
-        s = self.settings
-        raw = data.get("question")
+    def _path(self, raw: Any, history: Any, page: Any) -> Turn:
+        """The question's path, top to bottom."""
+        s, messages = self.settings, templates()["messages"]
         raw = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
-        history = clean_history(data.get("history"), s.max_history_turns, s.max_history_chars)
-        page = data.get("page") if data.get("page") in self.corpus.pages else None
-        turn = Turn(question="", history=history, page=page, started=data["started"])
-        messages = templates()["messages"]
+        history = clean_history(history, s.max_history_turns, s.max_history_chars)
+        page = page if page in self.corpus.pages else None
+        # 1. Inputs that are declined before any work: too long, empty, manipulation.
         if len(raw) > s.max_question_chars:
-            turn.answer = Answer(text=messages["too_long"].format(
-                length=f"{len(raw):,}", limit=f"{s.max_question_chars:,}"), kind="message")
-            return turn
-        turn.question = clean_text(raw)
-        if not turn.question:
-            turn.answer = Answer(text=messages["empty"], kind="message")
-            return turn
-        if is_manipulation(turn.question):
-            turn.answer = compose_refusal(self.corpus, None, manipulation=True)
-            return turn
-        turn.terms = self._terms(turn.question)
-        turn.subject, turn.compare = self._resolve(turn)
-        return turn
+            return Turn(Answer(text=messages["too_long"].format(
+                length=f"{len(raw):,}", limit=f"{s.max_question_chars:,}"), kind="message"))
+        text = clean_text(raw)
+        if not text:
+            return Turn(Answer(text=messages["empty"], kind="message"))
+        if is_manipulation(text):
+            return Turn(compose_refusal(self.corpus, None, manipulation=True))
+        # 2. What it is about: the terms it names, the subject, the two sides of a comparison.
+        question = self._understand(text, history, page)
+        # 3. The route, decided once: a calculation is answered by its calculator. In LLM mode
+        #    a finished calculation is retrieved for too, so the model can explain it with the
+        #    tools (the extractive calculation stays as the fallback).
+        timings: dict[str, float] = {}
+        calculation = self._calculate(question, timings)
+        if calculation is not None and not (self.llm_answerer is not None
+                                            and calculation.kind == "calculation"):
+            return Turn(calculation, question, None, timings)
+        # 4. Retrieve, then compose an answer from what was found (or decline).
+        retrieval = self._retrieve(question, timings)
+        if calculation is not None:
+            return Turn(calculation, question, retrieval, timings)
+        return Turn(self._compose(question, retrieval, timings), question, retrieval, timings)
+
+    def _understand(self, text: str, history: list[Message], page: str | None) -> Question:
+        """Find the terms a question names and resolve its subject and comparison."""
+        terms = self._terms(text)
+        subject, compare = self._resolve(text, terms, history, page)
+        return Question(text=text, history=history, page=page, terms=terms, subject=subject,
+                        compare=compare)
 
     def _terms(self, text: str) -> list[str]:
         slugs: list[str] = []
@@ -183,13 +240,13 @@ class Assistant:
                 slugs.append(match.slug)
         return slugs
 
-    def _resolve(self, turn: Turn) -> tuple[str | None, list[str]]:
+    def _resolve(self, q: str, terms: list[str], history: list[Message], page: str | None
+                 ) -> tuple[str | None, list[str]]:
         """Work out what the question is about: its own terms, the history's, or the page's."""
-        q = turn.question
         pronoun = _PRONOUN.search(q)
         elliptic = bool(pronoun) or len(q.split()) <= 4
-        previous = self._previous_subject(turn)
-        glossary = [t for t in turn.terms if self.corpus.pages[t].kind == "glossary"]
+        previous = self._previous_subject(history, page)
+        glossary = [t for t in terms if self.corpus.pages[t].kind == "glossary"]
         compare: list[str] = []
         if wants_comparison(q):
             candidates = list(glossary)
@@ -197,7 +254,7 @@ class Assistant:
                 candidates.insert(0, previous)
             if len(candidates) >= 2:
                 compare = candidates[:2]
-        named = (glossary or turn.terms or [None])[0]
+        named = (glossary or terms or [None])[0]
         if named is None:
             # "does it work between servers too?": the previous turn's term. A longer
             # question with no term keeps the previous term only as a hint (see _retrieve).
@@ -206,95 +263,81 @@ class Assistant:
         # A pronoun that cannot mean the term named here means the previous one: "does it
         # work on RoCE too?" after SHARP ("it" comes before RoCE), "does RoCE need one too?".
         refers_back = (pronoun and pronoun.start() < first_term) or _ONE.search(q)
-        if previous and previous not in turn.terms and refers_back:
+        if previous and previous not in terms and refers_back:
             return previous, compare
         return named, compare
 
-    def _previous_subject(self, turn: Turn) -> str | None:
-        for message in reversed(turn.history):
+    def _previous_subject(self, history: list[Message], page: str | None) -> str | None:
+        for message in reversed(history):
             if message.role == "user" and (terms := self._terms(message.content)):
                 return terms[0]
-        for message in reversed(turn.history):
+        for message in reversed(history):
             if terms := self._terms(message.content):
                 return terms[0]
-        return turn.page
+        return page
 
-    def _calculate(self, turn: Turn) -> Turn:
-        if turn.answer is not None:
-            return turn
+    def _calculate(self, q: Question, timings: dict[str, float]) -> Answer | None:
+        """Answer a calculation (or ask for what it lacks); None when it is not one."""
         from . import quantities
 
         previous = None
-        for message in turn.history:
+        for message in q.history:
             if message.role == "user":
                 previous = quantities.detect(message.content, previous) or previous
-        request = quantities.detect(turn.question, previous)
+        request = quantities.detect(q.text, previous)
         if request is None:
-            return turn
-        turn.calc = request
+            return None
         t0 = time.perf_counter()
         answer = self._calculation_answer(request)
-        turn.timings["calculate"] = (time.perf_counter() - t0) * 1000
+        timings["calculate"] = (time.perf_counter() - t0) * 1000
         # "What is InfiniBand and what would 256 GPUs cost?": answer both parts.
-        concept = [m.slug for m in self.retriever.terms.find(turn.question)
+        concept = [m.slug for m in self.retriever.terms.find(q.text)
                    if self.corpus.pages[m.slug].kind == "glossary"
-                   and _DEFINE.search(turn.question[max(0, m.start - 30):m.start])]
+                   and _DEFINE.search(q.text[max(0, m.start - 30):m.start])]
         if concept:
             definition = self._definition(concept[0])
             if definition is not None:
                 answer = _merge(definition, answer)
-        turn.answer = answer
-        return turn
+        return answer
 
-    def _retrieve(self, turn: Turn) -> Turn:
-        # In LLM mode a calculation is retrieved for too: the model explains it with tools,
-        # and the extractive calculation stays as the fallback.
-        if turn.answer is not None and not (self.llm is not None
-                                            and turn.answer.kind == "calculation"):
-            return turn
-        subjects = tuple(s for s in [turn.subject, *turn.compare] if s)
-        query = turn.question
-        hint = turn.subject
-        if hint is None and not turn.terms and turn.history:
+    def _retrieve(self, q: Question, timings: dict[str, float]) -> Retrieval:
+        """Rank pages for the question, with its subject (or the previous one) as a hint."""
+        subjects = tuple(s for s in [q.subject, *q.compare] if s)
+        query = q.text
+        hint = q.subject
+        if hint is None and not q.terms and q.history:
             # A follow-up with no term and no pronoun ("how do you make the bubble
             # smaller"): search with the previous term as a hint; scope is still judged on
             # how close the best passage is.
-            hint = self._previous_subject(turn)
+            hint = self._previous_subject(q.history, q.page)
             subjects = (hint,) if hint else ()
-        if hint and hint not in turn.terms:
-            query = f"{turn.question} ({self.corpus.pages[hint].title})"
+        if hint and hint not in q.terms:
+            query = f"{q.text} ({self.corpus.pages[hint].title})"
         k = max(self.settings.top_k, 5)
-        turn.retrieval = self.retriever.retrieve(query, k=k, page=turn.page, subjects=subjects)
-        turn.timings.update(turn.retrieval.timings_ms)
-        return turn
+        retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
+        timings.update(retrieval.timings_ms)
+        return retrieval
 
-    def _compose(self, turn: Turn) -> Turn:
-        if turn.answer is not None:
-            answer = turn.answer
+    def _compose(self, q: Question, retrieval: Retrieval, timings: dict[str, float]) -> Answer:
+        """Answer from the retrieved passages, or decline when the question is out of scope."""
+        t0 = time.perf_counter()
+        in_scope = bool(q.terms or q.subject) or (
+            retrieval.best_similarity >= self.settings.min_relevance)
+        if not in_scope or not retrieval.hits:
+            answer = compose_refusal(self.corpus, retrieval)
         else:
-            retrieval = turn.retrieval
-            assert retrieval is not None
-            t0 = time.perf_counter()
-            in_scope = bool(turn.terms or turn.subject) or (
-                retrieval.best_similarity >= self.settings.min_relevance)
-            site = self.settings.site_url
-            if not in_scope or not retrieval.hits:
+            draft = Draft(question=q.text,
+                          shape=classify(q.text, comparing=len(q.compare) >= 2),
+                          retrieval=retrieval, retriever=self.retriever,
+                          corpus=self.corpus, subject=q.subject,
+                          compare=q.compare, site_url=self.settings.site_url)
+            comparing = len(q.compare) >= 2 and draft.shape.intent in (
+                Intent.COMPARISON, Intent.YES_NO, Intent.CHOICE)
+            answer = compose_comparison(draft) if comparing else compose_answer(draft)
+            if not answer.text:
                 answer = compose_refusal(self.corpus, retrieval)
-            else:
-                draft = Draft(question=turn.question,
-                              shape=classify(turn.question, comparing=len(turn.compare) >= 2),
-                              retrieval=retrieval, retriever=self.retriever,
-                              corpus=self.corpus, subject=turn.subject,
-                              compare=turn.compare, site_url=site)
-                comparing = len(turn.compare) >= 2 and draft.shape.intent in (
-                    Intent.COMPARISON, Intent.YES_NO, Intent.CHOICE)
-                answer = compose_comparison(draft) if comparing else compose_answer(draft)
-                if not answer.text:
-                    answer = compose_refusal(self.corpus, retrieval)
-            turn.timings["compose"] = (time.perf_counter() - t0) * 1000
-        answer.timings_ms.update(turn.timings)
-        turn.answer = answer
-        return turn
+        timings["compose"] = (time.perf_counter() - t0) * 1000
+        return answer
 
     # -- pieces -----------------------------------------------------------------------------
 
@@ -370,7 +413,7 @@ def _merge(first: Answer, second: Answer) -> Answer:
     def shift(match: re.Match) -> str:
         return f"[{int(match.group(1)) + offset}]"
 
-    text = first.text + "\n\n" + re.sub(r"\[(\d+)\]", shift, second.text)
+    text = first.text + "\n\n" + MARKER.sub(shift, second.text)
     citations = list(first.citations) + [
         type(c)(c.n + offset, c.slug, c.title, c.url, c.section, c.passage)
         for c in second.citations]
@@ -379,3 +422,21 @@ def _merge(first: Answer, second: Answer) -> Answer:
                                                if s not in first.retrieved],
                   kind=second.kind, subject=first.subject, working=second.working,
                   suggestions=second.suggestions, confidence=second.confidence)
+
+
+def _parts(settings: Settings | None) -> tuple[Settings, Corpus, VectorIndex, Retriever]:
+    """Build the corpus, the Chroma index and the retriever the settings name."""
+    from .corpus import load_corpus
+    from .index import Index
+    from .retrieve import Retriever
+
+    settings = settings or Settings.from_env()
+    corpus = load_corpus(settings.corpus_dir)
+    index = Index(settings)
+    return settings, corpus, index, Retriever(index, corpus, mode=settings.retriever)
+
+
+def _chat_model(settings: Settings) -> BaseChatModel | None:
+    from .models import build_chat_model
+
+    return build_chat_model(settings)

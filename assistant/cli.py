@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -49,8 +49,11 @@ def _assistant(retriever: str | None = None):
     from .corpus import CorpusError
     from .index import IndexNotReady
 
+    settings = _settings()
+    if retriever:
+        settings = settings.replace(retriever=retriever)
     try:
-        return Assistant(_settings(), retriever=retriever)
+        return Assistant.from_settings(settings)
     except (IndexNotReady, CorpusError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -76,11 +79,11 @@ def ingest(force: Annotated[bool, typer.Option(help="Re-embed every page.")] = F
 
 @app.command()
 def ask(question: Annotated[str, typer.Argument(help="The question, in plain words.")],
-        history: Annotated[Optional[Path], typer.Option(
+        history: Annotated[Path | None, typer.Option(
             help="JSON file: a list of {role, content} messages before this question.")] = None,
-        page: Annotated[Optional[str], typer.Option(help="Slug of the page being read.")] = None,
+        page: Annotated[str | None, typer.Option(help="Slug of the page being read.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the JSON object.")] = False,
-        retriever: Annotated[Optional[str], typer.Option(
+        retriever: Annotated[str | None, typer.Option(
             help="hybrid, dense or bm25 (default: the setting).")] = None) -> None:
     """Answer one question and print the answer with its sources."""
     messages = []
@@ -113,7 +116,7 @@ def serve() -> None:
 
 
 @corpus_app.command("check")
-def corpus_check(path: Annotated[Optional[Path], typer.Argument(
+def corpus_check(path: Annotated[Path | None, typer.Argument(
         help="Corpus folder (default: the setting).")] = None) -> None:
     """Check every page's front matter, sections, FAQs, aliases and word counts."""
     from .corpus import check_corpus, page_files
@@ -164,9 +167,9 @@ def bench(runs: Annotated[int, typer.Option(help="Questions timed per measure.")
 
 
 @app.command("eval")
-def eval_cmd(golden: Annotated[Optional[Path], typer.Option(help="Golden set (JSONL).")] = None,
+def eval_cmd(golden: Annotated[Path | None, typer.Option(help="Golden set (JSONL).")] = None,
              retriever: Annotated[str, typer.Option(help="hybrid, dense or bm25.")] = "hybrid",
-             out: Annotated[Optional[Path], typer.Option(help="Write answers as JSONL.")] = None,
+             out: Annotated[Path | None, typer.Option(help="Write answers as JSONL.")] = None,
              as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")]
              = False) -> None:
     """Answer the golden questions, score them, print the metrics."""
@@ -180,7 +183,7 @@ def eval_cmd(golden: Annotated[Optional[Path], typer.Option(help="Golden set (JS
 
 
 @app.command("eval-report")
-def eval_report(golden: Annotated[Optional[Path], typer.Option(help="Golden set.")] = None
+def eval_report(golden: Annotated[Path | None, typer.Option(help="Golden set.")] = None
                 ) -> None:
     """Run hybrid, dense and BM25 on the golden set and write evals/REPORT.md."""
     from .evaluate import DEFAULT_GOLDEN, write_report
@@ -190,7 +193,7 @@ def eval_report(golden: Annotated[Optional[Path], typer.Option(help="Golden set.
 
 
 @app.command()
-def loadtest(url: Annotated[Optional[str], typer.Option(
+def loadtest(url: Annotated[str | None, typer.Option(
                  help="A running app on loopback; default: start one on a free port.")] = None,
              sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 50,
              questions: Annotated[int, typer.Option(help="Questions per session.")] = 5

@@ -13,8 +13,8 @@ from .answer import Answer, Citation
 from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page
 from .intent import Intent, Shape, classify, has_unit
 from .polarity import opening, reading, without_opening
-from .text import stands_alone
 from .retrieve import MEASURES
+from .text import stands_alone
 
 if TYPE_CHECKING:
     from .retrieve import Retrieval, Retriever
@@ -489,7 +489,8 @@ def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
 
 _CONTRAST = re.compile(r"\b(while|whereas|but|unlike|rather\s+than|instead\s+of|than|"
                        r"differs?|difference|in\s+contrast)\b", re.I)
-_SIDES = re.compile(r"^(?:(?:whats|what's|what\s+is|what)\s+(?:the\s+)?difference\s+between\s+)?(?P<a>.+?)"
+_SIDES = re.compile(r"^(?:(?:whats|what's|what\s+is|what)\s+(?:the\s+)?difference\s+between\s+)?"
+                    r"(?P<a>.+?)"
                     r"\s+(?:vs\.?|versus|or|and|compared\s+(?:to|with))\s+(?P<b>.+?)"
                     r"(?:\s*[,?]|\s+(?:whats|what's|what|which|how)\b|$)", re.I)
 

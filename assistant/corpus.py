@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .text import dangling_reason, split_sentences
+
 GLOSSARY_SECTIONS = ("Definition", "Why it matters", "How it works", "Example",
                      "Common mistake", "Related terms")
 LESSON_MUST_CONTAIN = ("Worked example", "Takeaway", "Checklist")
@@ -201,16 +203,11 @@ def load_corpus(corpus_dir: Path) -> Corpus:
     return corpus
 
 
-# --- sentences -----------------------------------------------------------------------------
-# Splitting lives in text.py (shared with the composer and the evals); re-exported here.
-from .text import clean_inline, dangling_reason, split_sentences  # noqa: E402,F401
-
 # --- chunks --------------------------------------------------------------------------------
 
 def chunk_page(page: Page) -> list[Chunk]:
     """Cut a page into section chunks, FAQ chunks and sentences, with stable ids."""
-    from langchain_text_splitters import (MarkdownHeaderTextSplitter,
-                                          RecursiveCharacterTextSplitter)
+    from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter
 
     headers = MarkdownHeaderTextSplitter(headers_to_split_on=[("##", "section")],
                                          strip_headers=True)
@@ -289,22 +286,31 @@ def check_corpus(corpus_dir: Path) -> list[Problem]:
 
 
 def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
+    kind = "glossary" if path.parent.name == "glossary" else "lesson"
+    yield from _check_front_matter(page, rel, path, kind)
+    yield from _check_faq_and_sources(page, rel)
+    yield from _check_body(page, rel, kind)
+
+
+def _check_front_matter(page: Page, rel: str, path: Path, kind: str) -> Iterable[Problem]:
     import frontmatter
 
     meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
     for name in REQUIRED:
         if name not in meta or (meta[name] in (None, "") and name != "aliases"):
             yield Problem(rel, name, "missing")
-    expected_kind = "glossary" if path.parent.name == "glossary" else "lesson"
     if page.slug != path.stem:
         yield Problem(rel, "slug", f"must equal the file name {path.stem!r}")
-    if page.kind != expected_kind:
-        yield Problem(rel, "kind", f"must be {expected_kind!r} for a page in {path.parent.name}/")
-    prefix = "/glossary/" if expected_kind == "glossary" else "/learn/"
+    if page.kind != kind:
+        yield Problem(rel, "kind", f"must be {kind!r} for a page in {path.parent.name}/")
+    prefix = "/glossary/" if kind == "glossary" else "/learn/"
     if page.url != f"{prefix}{path.stem}":
         yield Problem(rel, "url", f"must be {prefix}{path.stem}")
     if page.summary and len(page.summary.split()) > 30:
         yield Problem(rel, "summary", f"{len(page.summary.split())} words; at most 30")
+
+
+def _check_faq_and_sources(page: Page, rel: str) -> Iterable[Problem]:
     low, high = FAQ_RANGE
     if not low <= len(page.faq) <= high:
         yield Problem(rel, "faq", f"{len(page.faq)} questions; needs {low} to {high}")
@@ -322,8 +328,11 @@ def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
             yield Problem(rel, f"facts.{key}", f"unknown key; use {', '.join(FACT_KEYS)}")
     if page.updated and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", page.updated):
         yield Problem(rel, "updated", "must be a date YYYY-MM-DD")
+
+
+def _check_body(page: Page, rel: str, kind: str) -> Iterable[Problem]:
     sections = _sections(page.body)
-    if expected_kind == "glossary":
+    if kind == "glossary":
         if tuple(sections) != GLOSSARY_SECTIONS:
             missing = [s for s in GLOSSARY_SECTIONS if s not in sections]
             detail = f"missing {', '.join(missing)}" if missing else "wrong order or extra"
@@ -333,8 +342,8 @@ def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
             if not any(needed.lower() in s.lower() for s in sections):
                 yield Problem(rel, "sections", f"no section heading containing {needed!r}")
     words = _body_words(page.body)
-    if words < WORD_FLOOR.get(expected_kind, 0):
-        yield Problem(rel, "body", f"{words} words; at least {WORD_FLOOR[expected_kind]}")
+    if words < WORD_FLOOR.get(kind, 0):
+        yield Problem(rel, "body", f"{words} words; at least {WORD_FLOOR[kind]}")
     texts = [page.summary, _quotable(page.body)] + [item.a for item in page.faq]
     for text in texts:
         for sentence in split_sentences(text):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .answer import Answer
-from .text import dangling_reason, split_sentences, strip_markers
+from .text import dangling_reason, numbers_in, split_sentences, strip_markers
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_GOLDEN = REPO / "evals" / "golden.jsonl"
@@ -22,9 +22,6 @@ REPORT = REPO / "evals" / "REPORT.md"
 METRICS = ("hit_at_1", "hit_at_5", "mrr", "cited_expected", "tool_accuracy", "number_accuracy",
            "refusal_accuracy", "false_refusals", "nugget_recall", "answer_first",
            "yes_no_accuracy", "dangling", "latency_ms_p50", "latency_ms_p95")
-
-_NUMBER = re.compile(r"(?<![\w.])-?\$?\d[\d,]*(?:\.\d+)?")
-
 
 class GoldenError(ValueError):
     """A golden file line is malformed; the message names the line."""
@@ -89,17 +86,6 @@ def load_golden(path: Path) -> list[GoldenItem]:
         seen.add(item.id)
         items.append(item)
     return items
-
-
-def numbers_in(text: str) -> list[float]:
-    """Return every number written in a text ("$179,200", "0.56", "25,600")."""
-    out = []
-    for match in _NUMBER.findall(text):
-        try:
-            out.append(float(match.replace("$", "").replace(",", "")))
-        except ValueError:
-            continue
-    return out
 
 
 def number_present(expected: float, found: list[float]) -> bool:
@@ -331,7 +317,7 @@ def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPO
     results: dict[str, EvalResult] = {}
     corpus_size = chunks = 0
     for mode in ("hybrid", "dense", "bm25"):
-        bot = Assistant(settings, retriever=mode)
+        bot = Assistant.from_settings(settings.replace(retriever=mode))
         corpus_size = len(bot.corpus)
         chunks = len(bot.retriever.chunks)
         results[mode] = run_eval(bot, golden, REPO / "evals" / "out" / f"{mode}.jsonl")

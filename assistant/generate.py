@@ -12,14 +12,15 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from .answer import Answer, Citation, ToolCall
 from .compose import CitationList, templates
-from .verify import Verifier, complete_prefix, flatten_numbers, numbers_in
+from .text import MARKER, complete_prefix, markers_in, numbers_in
+from .verify import Verifier, flatten_numbers
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class LLMAnswerer:
     def stream(self, question: str, history: list[Any], retrieval: Any, intent: str = ""
                ) -> Iterator[str | Answer]:
         """Yield verified sentences, then the Answer; raise LLMFailed to fall back."""
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         started = time.perf_counter()
         passages = Passages()
@@ -111,9 +112,7 @@ class LLMAnswerer:
         titles = {p.slug: p.title for p in self.corpus}
         rules = templates()["intent_rules"]
         rule = rules.get(intent, rules["general"])
-        system = self.template.format(canary=self.canary, passages=passages.render(titles),
-                                      intent_rule=rule)
-        messages: list[Any] = [SystemMessage(system)]
+        messages: list[Any] = [SystemMessage(self._system(passages, titles, rule))]
         for m in history:
             messages.append(HumanMessage(m.content) if m.role == "user" else AIMessage(m.content))
         messages.append(HumanMessage(question))
@@ -124,55 +123,20 @@ class LLMAnswerer:
         shown = ""
         for _step in range(MAX_STEPS):
             verifier = Verifier(len(passages.items), allowed, self.canary, self.forbidden)
-            message = None
-            buffer = ""
-            for chunk in self._stream_with_retry(model, messages, shown_anything=bool(shown)):
-                message = chunk if message is None else message + chunk
-                text = chunk.content if isinstance(chunk.content, str) else ""
-                if not text:
-                    continue
-                buffer += text
-                if buffer.lstrip().startswith("OUT_OF_SCOPE"):
-                    continue
-                cut = complete_prefix(buffer)
-                if cut:
-                    ready, buffer = buffer[:cut], buffer[cut:]
-                    problems = verifier.check(ready)
-                    if problems:
-                        raise LLMFailed("; ".join(problems))
-                    shown += ready
-                    yield ready
-            if message is None:
-                raise LLMFailed("the model returned nothing")
+            message, buffer, streamed = yield from self._step(model, messages, verifier,
+                                                              shown_anything=bool(shown))
+            shown += streamed
             tool_calls = getattr(message, "tool_calls", None) or []
             if tool_calls:
                 messages.append(message)
-                for call in tool_calls:
-                    if len(calls) >= MAX_TOOL_CALLS:
-                        result: Any = {"error": f"at most {MAX_TOOL_CALLS} tool calls per turn"}
-                    elif call["name"] == glossary.name:
-                        before = len(passages.items)
-                        result = glossary.invoke(call["args"])
-                        allowed += [n for _, _, t in passages.items[before:]
-                                    for n in numbers_in(t)]
-                    elif call["name"] in self.tools:
-                        result = self.tools[call["name"]].invoke(call["args"])
-                        calls.append(ToolCall(call["name"], dict(call["args"]), result))
-                        allowed += flatten_numbers(result) + flatten_numbers(call["args"])
-                    else:
-                        result = {"error": f"unknown tool {call['name']!r}"}
-                    messages.append(ToolMessage(json.dumps(result, default=str),
-                                                tool_call_id=call.get("id") or call["name"]))
+                allowed += self._run_tools(tool_calls, glossary, passages, calls, messages)
                 # The model's next turn gets the passages a search added.
-                messages[0] = SystemMessage(self.template.format(
-                    canary=self.canary, passages=passages.render(titles), intent_rule=rule))
+                messages[0] = SystemMessage(self._system(passages, titles, rule))
                 continue
             if buffer.strip().startswith("OUT_OF_SCOPE") and not shown:
                 raise LLMFailed("OUT_OF_SCOPE")
             if buffer.strip():
-                problems = verifier.check(buffer)
-                if problems:
-                    raise LLMFailed("; ".join(problems))
+                _fail_on(verifier.check(buffer))
                 shown += buffer
                 yield buffer
             break
@@ -182,6 +146,57 @@ class LLMAnswerer:
         if not text:
             raise LLMFailed("empty answer")
         yield self._answer(text, passages, calls, retrieval, started)
+
+    def _system(self, passages: Passages, titles: dict[str, str], rule: str) -> str:
+        return self.template.format(canary=self.canary, passages=passages.render(titles),
+                                    intent_rule=rule)
+
+    def _step(self, model: Any, messages: list[Any], verifier: Verifier, shown_anything: bool
+              ) -> Generator[str, None, tuple[Any, str, str]]:
+        """Stream one model call, yielding finished sentences once verified; return the
+        whole message, the unfinished rest, and the text yielded."""
+        message = None
+        buffer = streamed = ""
+        for chunk in self._stream_with_retry(model, messages, shown_anything=shown_anything):
+            message = chunk if message is None else message + chunk
+            text = chunk.content if isinstance(chunk.content, str) else ""
+            if not text:
+                continue
+            buffer += text
+            if buffer.lstrip().startswith("OUT_OF_SCOPE"):
+                continue
+            cut = complete_prefix(buffer)
+            if cut:
+                ready, buffer = buffer[:cut], buffer[cut:]
+                _fail_on(verifier.check(ready))
+                streamed += ready
+                yield ready
+        if message is None:
+            raise LLMFailed("the model returned nothing")
+        return message, buffer, streamed
+
+    def _run_tools(self, tool_calls: list[dict[str, Any]], glossary: Any, passages: Passages,
+                   calls: list[ToolCall], messages: list[Any]) -> list[float]:
+        """Answer each tool call with a ToolMessage; return the figures the results allow."""
+        from langchain_core.messages import ToolMessage
+
+        allowed: list[float] = []
+        for call in tool_calls:
+            if len(calls) >= MAX_TOOL_CALLS:
+                result: Any = {"error": f"at most {MAX_TOOL_CALLS} tool calls per turn"}
+            elif call["name"] == glossary.name:
+                before = len(passages.items)
+                result = glossary.invoke(call["args"])
+                allowed += [n for _, _, t in passages.items[before:] for n in numbers_in(t)]
+            elif call["name"] in self.tools:
+                result = self.tools[call["name"]].invoke(call["args"])
+                calls.append(ToolCall(call["name"], dict(call["args"]), result))
+                allowed += flatten_numbers(result) + flatten_numbers(call["args"])
+            else:
+                result = {"error": f"unknown tool {call['name']!r}"}
+            messages.append(ToolMessage(json.dumps(result, default=str),
+                                        tool_call_id=call.get("id") or call["name"]))
+        return allowed
 
     def _stream_with_retry(self, model: Any, messages: list[Any], shown_anything: bool
                            ) -> Iterator[Any]:
@@ -203,15 +218,13 @@ class LLMAnswerer:
     def _answer(self, text: str, passages: Passages, calls: list[ToolCall], retrieval: Any,
                 started: float) -> Answer:
         # Renumber: only the passages the answer cites become citations, in order of use.
-        import re
-
         cites = CitationList(self.corpus, self.site_url)
         mapping: dict[int, int] = {}
-        for n in [int(m) for m in re.findall(r"\[(\d+)\]", text)]:
+        for n in markers_in(text):
             if n not in mapping:
                 slug, section, passage = passages.items[n - 1]
                 mapping[n] = cites.cite(slug, section, passage)
-        text = re.sub(r"\[(\d+)\]", lambda m: f"[{mapping[int(m.group(1))]}]", text)
+        text = MARKER.sub(lambda m: f"[{mapping[int(m.group(1))]}]", text)
         citations: list[Citation] = cites.build()
         subject = citations[0].slug if citations else None
         return Answer(text=text, citations=citations, tool_calls=calls,
@@ -219,6 +232,11 @@ class LLMAnswerer:
                       subject=subject, confidence=retrieval.best_similarity,
                       working=[], timings_ms={"llm": (time.perf_counter() - started) * 1000},
                       note="llm")
+
+
+def _fail_on(problems: list[str]) -> None:
+    if problems:
+        raise LLMFailed("; ".join(problems))
 
 
 def search_tool(retriever: Any, passages: Passages, titles: dict[str, str]) -> Any:

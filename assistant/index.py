@@ -1,4 +1,8 @@
-"""The Chroma index: embeddings, incremental ingest, and the manifest that guards it."""
+"""The vector index: what retrieval needs from one (`VectorIndex`), and the Chroma one.
+
+`Index` is Chroma with incremental ingest and the manifest that guards it. Another store is
+one class with the five methods of `VectorIndex`; `assistant.testing.InMemoryIndex` is one.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .config import PACKAGED_MODEL, Settings
 from .corpus import Chunk, Corpus, chunk_page
@@ -66,6 +70,35 @@ class IngestReport:
         return (f"index {verb}: {len(self.added)} added, {len(self.changed)} changed, "
                 f"{len(self.deleted)} deleted, {self.unchanged} unchanged; "
                 f"{self.units_embedded} passages embedded in {self.seconds:.1f} s")
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """What retrieval reads from a vector index; Chroma's `Index` is one, `InMemoryIndex` another.
+
+    The index holds every unit `corpus.chunk_page` cuts (section and FAQ chunks, sentences,
+    FAQ questions), each with a normalised vector, so a dot product is a cosine similarity.
+    Filling it (ingest) is the store's own business: retrieval only reads.
+
+    Example:
+        >>> isinstance(Index(Settings.from_env()), VectorIndex)
+        True
+    """
+
+    def manifest(self) -> Manifest | None:
+        """Return what the index holds, or None if it was never built."""
+
+    def check_ready(self) -> Manifest:
+        """Return the manifest, or raise IndexNotReady saying how to build the index."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a question with the model the index was built with (normalised)."""
+
+    def search_vector(self, vector: list[float], k: int) -> list[tuple[Chunk, float]]:
+        """Return the k section and FAQ chunks nearest to a vector, with cosine similarity."""
+
+    def snapshot(self) -> tuple[list[Chunk], Any]:
+        """Return every unit, sorted by id, and a matrix of their vectors (one row each)."""
 
 
 def resolve_model(name: str) -> str:
@@ -249,7 +282,7 @@ class Index:
                 for doc, dist in hits]
 
     def snapshot(self) -> tuple[list[Chunk], Any]:
-        """Return every unit in the index and the sentence vectors (rows match sentences)."""
+        """Return every unit, sorted by id, and a matrix of their vectors (one row each)."""
         import numpy as np
 
         units, vectors = [], []

@@ -1,19 +1,74 @@
-"""Plain-text helpers shared by the corpus, the composer and the evals.
+"""Plain-text helpers shared by the corpus, the composer, the LLM checks and the evals.
 
-Citation markers, sentence splitting, and the rule that decides whether a sentence can be
-quoted on its own. Pure functions, no imports beyond `re`.
+Citation markers, sentence splitting (of corpus passages and of answers), numbers written in
+a text, term keys, and the rule that decides whether a sentence can be quoted on its own.
+Pure functions, no imports beyond `re`.
+
+Example:
+    >>> markers_in("RoCE runs over UDP [2]. It is routable [1].")
+    [2, 1]
+    >>> numbers_in("1. It costs $179,200 [3].")
+    [179200.0]
 """
 
 from __future__ import annotations
 
 import re
 
+# --- citation markers ----------------------------------------------------------------------
+
 #: A citation marker in an answer: "[3]".
 MARKER = re.compile(r"\[(\d+)\]")
+_MARKER_AND_SPACE = re.compile(r"\s*\[\d+\]")
+_ONLY_MARKERS = re.compile(r"(\[\d+\]\s*)+")
+
+
+def markers_in(text: str) -> list[int]:
+    """Return the citation numbers a text uses, in order of appearance (repeats kept)."""
+    return [int(n) for n in MARKER.findall(text)]
+
+
+def strip_markers(text: str) -> str:
+    """Remove citation markers from a text."""
+    return _MARKER_AND_SPACE.sub("", text)
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+# A figure ("4791", "$179,200", "0.56", "-3"), not a citation marker or part of a name ("v2").
+_NUMBER = re.compile(r"(?<![\w.\[])-?\$?\d[\d,]*(?:\.\d+)?(?![\d\]])")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
+
+
+def numbers_in(text: str) -> list[float]:
+    """Return the numbers written in a text, ignoring citation markers and list numbers."""
+    text = _LIST_MARK.sub("", MARKER.sub(" ", text))
+    out = []
+    for raw in _NUMBER.findall(text):
+        try:
+            out.append(float(raw.replace("$", "").replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+# --- term keys -----------------------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def term_key(text: str) -> str:
+    """Return the key a term is matched by ("RoCE-v2 (RDMA)" -> "roce v2 rdma")."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+# --- sentences -----------------------------------------------------------------------------
 
 _SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[$])")
 _MD_INLINE = re.compile(r"(\*\*|__|`)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+# The end of an answer's sentence, with the markers that cite it: ". [1][2]".
+_ANSWER_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*(?=\s|$)")
 
 
 def clean_inline(text: str) -> str:
@@ -22,7 +77,11 @@ def clean_inline(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split a passage into sentences; list items count as sentences, table rows are skipped."""
+    """Split a corpus passage into quotable sentences (plain text, at least three words).
+
+    List items count as sentences; headings and table rows are skipped. For an answer, whose
+    sentences keep their citation markers, use `split_answer_sentences`.
+    """
     out: list[str] = []
     paragraph: list[str] = []
 
@@ -49,6 +108,37 @@ def split_sentences(text: str) -> list[str]:
         paragraph.append(stripped)
     flush()
     return [clean_inline(s) for s in out if len(s.split()) >= 3]
+
+
+def split_answer_sentences(text: str) -> list[str]:
+    """Split answer text into sentences, each keeping its markers; lines count as sentences."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("|"):
+            continue
+        start = 0
+        for match in _ANSWER_SENTENCE_END.finditer(line):
+            piece = line[start:match.end()].strip()
+            if piece:
+                out.append(piece)
+            start = match.end()
+        rest = line[start:].strip()
+        if rest and not _ONLY_MARKERS.fullmatch(rest):
+            out.append(rest)
+        elif rest and out:
+            out[-1] += " " + rest
+    return out
+
+
+def complete_prefix(buffer: str) -> int:
+    """Return how much of a streaming answer is made of finished sentences (or lines)."""
+    last = 0
+    for match in _ANSWER_SENTENCE_END.finditer(buffer):
+        if match.end() < len(buffer):
+            last = match.end()
+    newline = buffer.rfind("\n")
+    return max(last, newline + 1 if newline >= 0 else 0)
 
 
 # --- sentences that cannot be quoted alone ------------------------------------------------
@@ -104,7 +194,3 @@ def stands_alone(sentence: str) -> bool:
     """Return True if a sentence can be quoted out of context."""
     return dangling_reason(sentence) is None
 
-
-def strip_markers(text: str) -> str:
-    """Remove citation markers from a text."""
-    return re.sub(r"\s*\[\d+\]", "", text)

@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-_MARKER = re.compile(r"\[(\d+)\]")
-_NUMBER = re.compile(r"(?<![\w.\[])-?\$?\d[\d,]*(?:\.\d+)?(?![\d\]])")
-_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*(?=\s|$)")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
-
-
-def numbers_in(text: str) -> list[float]:
-    """Return the numbers written in a text, ignoring citation markers and list numbers."""
-    text = _LIST_MARK.sub("", _MARKER.sub(" ", text))
-    out = []
-    for raw in _NUMBER.findall(text):
-        try:
-            out.append(float(raw.replace("$", "").replace(",", "")))
-        except ValueError:
-            continue
-    return out
+from .text import markers_in, numbers_in, split_answer_sentences
 
 
 def flatten_numbers(value: object) -> list[float]:
@@ -65,8 +49,8 @@ class Verifier:
         for phrase in self.forbidden:
             if phrase and phrase.lower() in text.lower():
                 problems.append("the answer repeats the system prompt")
-        for sentence in split_sentences(text):
-            markers = [int(n) for n in _MARKER.findall(sentence)]
+        for sentence in split_answer_sentences(text):
+            markers = markers_in(sentence)
             if not markers:
                 problems.append(f"sentence without a citation: {sentence[:60]!r}")
             for n in markers:
@@ -77,33 +61,3 @@ class Verifier:
                     problems.append(f"figure {x:g} is in no passage, question or tool result")
         return problems
 
-
-def split_sentences(text: str) -> list[str]:
-    """Split answer text into sentences (list items and lines count as sentences)."""
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("|"):
-            continue
-        start = 0
-        for match in _SENTENCE_END.finditer(line):
-            piece = line[start:match.end()].strip()
-            if piece:
-                out.append(piece)
-            start = match.end()
-        rest = line[start:].strip()
-        if rest and not re.fullmatch(r"(\[\d+\]\s*)+", rest):
-            out.append(rest)
-        elif rest and out:
-            out[-1] += " " + rest
-    return out
-
-
-def complete_prefix(buffer: str) -> int:
-    """Return how much of a streaming buffer is made of finished sentences."""
-    last = 0
-    for match in _SENTENCE_END.finditer(buffer):
-        if match.end() < len(buffer):
-            last = match.end()
-    newline = buffer.rfind("\n")
-    return max(last, newline + 1 if newline >= 0 else 0)

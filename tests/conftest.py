@@ -1,7 +1,12 @@
-"""Shared fixtures: offline environment, a real Chroma index of the real corpus, temp corpora.
+"""Shared fixtures: offline environment, a real Chroma index of the real corpus, temp corpora,
+and a fast Assistant over the real corpus with an in-memory index (`fake_bot`).
 
 The network is blocked for every test by pytest-socket (see addopts in pyproject.toml):
 only loopback connections are allowed, for the Gradio, Chroma and LLM servers tests start.
+
+Tiers (markers in pyproject.toml): a test that asks for the real index (`built`, `bot`) is
+marked `model` here, so `make test-fast` (`-m "not model and not integration"`) never loads
+the embedding model; a test of the fast tier that loads it anyway fails and says so.
 """
 
 from __future__ import annotations
@@ -29,6 +34,27 @@ CORPUS = REPO / "corpus"
 TEST_DATA = REPO / ".data" / "test-index"
 
 
+#: Fixtures that need the embedding model and the real Chroma index.
+MODEL_FIXTURES = frozenset({"built"})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if MODEL_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.model)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_loads_no_model(request):
+    """Fail a test outside the model and integration tiers that loads the embedding model."""
+    loaded = "sentence_transformers" in sys.modules
+    yield
+    slow = request.node.get_closest_marker("model") or request.node.get_closest_marker(
+        "integration")
+    if not (loaded or slow) and "sentence_transformers" in sys.modules:
+        pytest.fail("this test loads the embedding model: mark it `model` (or use fake_bot)")
+
+
 @pytest.fixture(scope="session")
 def settings():
     """Settings pointing at the real corpus and a test-only index."""
@@ -53,7 +79,21 @@ def bot(built):
     """One warm Assistant over the real corpus, shared by the tests that only ask."""
     from assistant.chain import Assistant
 
-    return Assistant(built)
+    return Assistant.from_settings(built)
+
+
+@pytest.fixture(scope="session")
+def fake_bot():
+    """An Assistant over the real corpus with an in-memory index and hashed embeddings.
+
+    No model, no Chroma, about a second to build: for tests of the chain's mechanics (input
+    handling, subjects and follow-ups, routes, citations, calculations, the LLM mode with
+    fake chat models). How well meaning is ranked is tested with `bot`.
+    """
+    from assistant.config import Settings
+    from assistant.testing import fake_assistant
+
+    return fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA))
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""Calculations through the chat: the page each calculator cites, refusals by name, rates."""
+"""Calculations through the chat: the page each calculator cites, refusals by name, rates.
+
+On `fake_bot`: a calculation is read from the wording and needs no ranking by meaning.
+"""
 
 from __future__ import annotations
 
@@ -18,36 +21,36 @@ from assistant import calculators
     ("compare cluster A at $6.50 for 130 hours with cluster B at $7 for 100 hours on 256 GPUs",
      "compare_cluster_quotes"),
 ])
-def test_each_calculation_cites_the_page_its_calculator_declares(bot, question, tool):
-    answer = bot.ask(question)
+def test_each_calculation_cites_the_page_its_calculator_declares(fake_bot, question, tool):
+    answer = fake_bot.ask(question)
     assert answer.kind == "calculation"
     assert [c.name for c in answer.tool_calls] == [tool]
     assert [c.slug for c in answer.citations] == [calculators.REGISTRY[tool].lesson]
 
 
-def test_a_missing_lesson_is_cited_by_nobody_not_replaced(bot, monkeypatch):
+def test_a_missing_lesson_is_cited_by_nobody_not_replaced(fake_bot, monkeypatch):
     spec = calculators.REGISTRY["serving_cost"]
     monkeypatch.setitem(calculators.REGISTRY, "serving_cost",
                         dataclasses.replace(spec, lesson="no-such-lesson"))
-    answer = bot.ask("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
+    answer = fake_bot.ask("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
     assert answer.kind == "calculation" and answer.citations == []
     assert "estimating-training-cost" not in answer.retrieved
 
 
-def test_hourly_burn_is_answered_with_the_rate(bot):
-    answer = bot.ask("What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?")
+def test_hourly_burn_is_answered_with_the_rate(fake_bot):
+    answer = fake_bot.ask("What does a cluster of 512 GPUs at $2.50 per GPU-hour burn per hour?")
     assert answer.kind == "calculation"
     assert answer.text.startswith("$1,280 per hour")
 
 
-def test_a_price_in_an_unknown_unit_is_refused_by_name(bot):
-    answer = bot.ask("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?")
+def test_a_price_in_an_unknown_unit_is_refused_by_name(fake_bot):
+    answer = fake_bot.ask("What do 256 GPUs cost for 100 hours at $0.50 per core-hour?")
     assert answer.kind == "clarify" and not answer.tool_calls
     assert "$0.50 per core-hour is a price per core-hour, not per GPU-hour" in answer.text
 
 
-def test_allreduce_time_from_chat_wording(bot):
-    answer = bot.ask("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
+def test_allreduce_time_from_chat_wording(fake_bot):
+    answer = fake_bot.ask("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
     assert answer.kind == "calculation"
     assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
     assert answer.text.startswith("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
@@ -55,8 +58,8 @@ def test_allreduce_time_from_chat_wording(bot):
     assert [c.slug for c in answer.citations] == ["how-all-reduce-works"]
 
 
-def test_the_kwh_question_is_answered_by_the_power_calculator(bot):
-    answer = bot.ask("256 H100s at 700 W for 100 hours at $0.12 per kWh")
+def test_the_kwh_question_is_answered_by_the_power_calculator(fake_bot):
+    answer = fake_bot.ask("256 H100s at 700 W for 100 hours at $0.12 per kWh")
     assert answer.kind == "calculation"
     assert [c.name for c in answer.tool_calls] == ["power_cost"]
     assert answer.text.startswith("$2,150.40 of electricity for 100 h")

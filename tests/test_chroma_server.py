@@ -17,7 +17,7 @@ def test_ingest_and_answer_through_a_chroma_server(server_settings, small_corpus
     report = Index(server_settings).ingest(load_corpus(small_corpus), progress=False)
     assert report.rebuilt and len(report.added) == 3
     assert not server_settings.chroma_dir.exists(), "nothing should be written locally"
-    answer = Assistant(server_settings).ask("is rocev2 routable?")
+    answer = Assistant.from_settings(server_settings).ask("is rocev2 routable?")
     assert answer.retrieved[0] == "roce" and answer.citations
     again = Index(server_settings).ingest(load_corpus(small_corpus), progress=False)
     assert again.units_embedded == 0
@@ -26,6 +26,6 @@ def test_ingest_and_answer_through_a_chroma_server(server_settings, small_corpus
 def test_a_process_with_another_model_refuses_to_start(server_settings, small_corpus):
     Index(server_settings).ingest(load_corpus(small_corpus), progress=False)
     with pytest.raises(IndexNotReady, match="another|built with"):
-        Assistant(server_settings.replace(embedding_model="other/model"))
+        Assistant.from_settings(server_settings.replace(embedding_model="other/model"))
 
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corpus import (GLOSSARY_SECTIONS, chunk_page, check_corpus, load_corpus, read_page,
-                              split_sentences)
+from assistant.corpus import GLOSSARY_SECTIONS, check_corpus, chunk_page, load_corpus, read_page
+from assistant.text import split_sentences
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -82,7 +82,8 @@ def test_a_good_page_has_no_problems(tmp_path):
 
 
 @pytest.mark.parametrize("page, expected", [
-    (_page().replace("summary: Alpha is a test term.\n", ""), r"glossary/alpha.md: summary: missing"),
+    (_page().replace("summary: Alpha is a test term.\n", ""),
+     r"glossary/alpha.md: summary: missing"),
     (_page(related="[nowhere]"), r"glossary/alpha.md: related: unknown slug 'nowhere'"),
     (_page(faq=[("Only one?", "Only one question.")]), r"alpha.md: faq: 1 questions; needs 2 to 8"),
     (_page(sections=GLOSSARY_SECTIONS[:-1]), r"alpha.md: sections: missing Related terms"),

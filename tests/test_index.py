@@ -1,7 +1,13 @@
 import pytest
 
 from assistant.corpus import chunk_page, load_corpus, read_page
-from assistant.index import Index, IndexNotReady
+from assistant.index import Index, IndexNotReady, VectorIndex
+
+
+def test_the_chroma_index_is_a_vector_index_and_loads_nothing_when_made(small_settings):
+    index = Index(small_settings)
+    assert isinstance(index, VectorIndex)
+    assert not {"embeddings", "client", "store"} & set(vars(index))
 
 
 def test_missing_index_fails_fast_and_names_the_fix(small_settings):
@@ -9,6 +15,7 @@ def test_missing_index_fails_fast_and_names_the_fix(small_settings):
         Index(small_settings).check_ready()
 
 
+@pytest.mark.model
 def test_ingest_is_incremental(small_settings, small_corpus):
     index = Index(small_settings)
     first = index.ingest(load_corpus(small_corpus), progress=False)
@@ -41,6 +48,7 @@ def test_ingest_is_incremental(small_settings, small_corpus):
     assert set(index.manifest().pages) == {"infiniband", "roce"}
 
 
+@pytest.mark.model
 def test_another_embedding_model_forces_a_rebuild(small_settings, small_corpus):
     index = Index(small_settings)
     index.ingest(load_corpus(small_corpus), progress=False)
@@ -56,6 +64,7 @@ def test_another_embedding_model_forces_a_rebuild(small_settings, small_corpus):
     assert report.rebuilt and len(report.added) == 3
 
 
+@pytest.mark.model
 def test_search_by_vector_returns_cosine_similarity(small_settings, small_corpus):
     index = Index(small_settings)
     index.ingest(load_corpus(small_corpus), progress=False)

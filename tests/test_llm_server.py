@@ -56,7 +56,7 @@ def llm_server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def llm_bot(built, llm_server):
     settings = built.replace(llm="openai:smollm2", llm_base_url=llm_server, llm_timeout_s=60.0)
-    return Assistant(settings)
+    return Assistant.from_settings(settings)
 
 
 def test_answers_stream_and_are_verified_or_replaced(llm_bot):
@@ -78,8 +78,9 @@ def test_a_calculation_keeps_the_exact_figure(llm_bot):
 
 def test_a_dead_server_gives_the_extractive_answer_with_a_note(built):
     port = free_port()  # nothing listens there
-    bot = Assistant(built.replace(llm="openai:smollm2",
-                                  llm_base_url=f"http://127.0.0.1:{port}/v1", llm_timeout_s=2.0))
+    bot = Assistant.from_settings(built.replace(llm="openai:smollm2",
+                                                llm_base_url=f"http://127.0.0.1:{port}/v1",
+                                                llm_timeout_s=2.0))
     answer = bot.ask("what is nvlink?")
     assert answer.note.startswith("fallback")
     assert answer.citations[0].slug == "nvlink"

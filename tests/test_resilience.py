@@ -22,7 +22,7 @@ _WORKER = """
 import json, sys, time
 from assistant.chain import Assistant
 from assistant.config import Settings
-bot = Assistant(Settings.from_env())
+bot = Assistant.from_settings(Settings.from_env())
 out = open(sys.argv[1], "w")
 end = time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:

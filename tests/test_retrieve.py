@@ -1,3 +1,6 @@
+"""Retrieval: how the real model ranks typos, aliases and context (`bot`), the mechanics of
+the lifts on the in-memory index (`fake_bot`), and LangChain's standard retriever suite."""
+
 import pytest
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
@@ -47,16 +50,26 @@ def test_modes_differ(bot):
     assert result.timings_ms["embed"] > 0 and result.best_similarity > 0.3
 
 
+def test_lifts_put_the_page_read_and_the_subject_first(fake_bot):
+    r = fake_bot.retriever
+    assert r.retrieve("how fast is it", k=5, page="pcie").slugs[0] == "pcie"
+    assert r.retrieve("how does it work", k=5, subjects=("nvlink",)).slugs[0] == "nvlink"
+    lifted = r.retrieve("is nvlink faster than pcie", k=5)
+    assert {"nvlink", "pcie"} <= set(lifted.slugs[:2])
+    assert all(h.term_match for h in lifted.hits[:2])
+
+
 _ENGINE = {}
 
 
-@pytest.fixture(autouse=True)
-def _engine(bot):
-    _ENGINE["engine"] = bot.retriever
+@pytest.fixture
+def _engine(fake_bot):
+    _ENGINE["engine"] = fake_bot.retriever
 
 
+@pytest.mark.usefixtures("_engine")
 class TestHybridRetrieverStandard(RetrieversIntegrationTests):
-    """LangChain's own standard suite for retrievers, on the real index."""
+    """LangChain's own standard suite for retrievers: the interface, on the in-memory index."""
 
     @property
     def retriever_constructor(self):

@@ -2,7 +2,17 @@
 
 import pytest
 
-from assistant.text import dangling_reason, split_sentences, stands_alone, strip_markers
+from assistant.text import (
+    complete_prefix,
+    dangling_reason,
+    markers_in,
+    numbers_in,
+    split_answer_sentences,
+    split_sentences,
+    stands_alone,
+    strip_markers,
+    term_key,
+)
 
 
 @pytest.mark.parametrize("sentence", [
@@ -44,3 +54,31 @@ def test_split_and_strip():
 def test_an_ordinal_example_leans_on_the_first():
     assert dangling_reason("A second common mistake is assuming PFC is free.")
     assert dangling_reason("A common mistake is assuming PFC is free.") is None
+
+
+def test_numbers_ignore_markers_and_list_numbers():
+    # "v2" is a name, not a figure; [3] is a citation; "1." a list number.
+    assert numbers_in("1. RoCE v2 uses port 4791 [3]. It costs $179,200 [12].") == [
+        4791.0, 179200.0]
+    assert numbers_in("It costs $179,200 (25,600 GPU-hours), or $0.56 per million.") == [
+        179200.0, 25600.0, 0.56]
+
+
+def test_markers_in_order_with_repeats():
+    assert markers_in("A [2]. B [1][2]. C.") == [2, 1, 2]
+    assert strip_markers("A [2]. B [1][2].") == "A. B."
+
+
+def test_answer_sentences_keep_their_markers():
+    assert split_answer_sentences("A is B [1]. C is D. [2]\n- E is F [3]") == [
+        "A is B [1].", "C is D. [2]", "- E is F [3]"]
+
+
+def test_complete_prefix_waits_for_the_end_of_a_sentence():
+    assert complete_prefix("RoCE runs on UDP [1]. RoCE v2 is rout") == len("RoCE runs on UDP [1].")
+    assert complete_prefix("RoCE runs on UDP [1") == 0
+
+
+def test_term_key_keeps_letters_and_digits_only():
+    assert term_key("RoCE-v2 (RDMA)") == "roce v2 rdma"
+    assert term_key("  GB200_NVL72 ") == "gb200 nvl72"
