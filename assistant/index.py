@@ -207,8 +207,6 @@ class Index:
 
     def ingest(self, corpus: Corpus, progress: bool = True, force: bool = False) -> IngestReport:
         """Bring the index in line with the corpus, embedding only pages that changed."""
-        from tqdm import tqdm
-
         start = time.perf_counter()
         report = IngestReport()
         old = self.manifest()
@@ -228,10 +226,27 @@ class Index:
             (report.changed if page.slug in old.pages else report.added).append(page.slug)
         report.deleted = sorted(set(old.pages) - set(corpus.pages))
         units = [u for p in todo for u in chunk_page(p)]
-        bar = tqdm(total=len(units), desc="embedding", unit="passage", disable=not progress,
-                   leave=False)
         # Upsert before deleting stale ids, so a page never disappears while other
         # processes answer from the same Chroma server.
+        self._upsert(units, progress)
+        self._delete_stale(units, [p.slug for p in todo] + report.deleted)
+        for page in todo:
+            pages[page.slug] = page.content_hash
+        for slug in report.deleted:
+            pages.pop(slug, None)
+        report.units_embedded = len(units)
+        if todo or report.deleted or report.rebuilt:
+            manifest = Manifest(self.settings.embedding_model, pages, built_at=time.time())
+            self.collection.modify(metadata=manifest.to_metadata())
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def _upsert(self, units: list[Chunk], progress: bool) -> None:
+        """Embed units in batches; chunks go to the searched collection, the rest aside."""
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(units), desc="embedding", unit="passage", disable=not progress,
+                   leave=False)
         for start_i in range(0, len(units), _BATCH):
             batch = units[start_i:start_i + _BATCH]
             vectors = self.embeddings.embed_documents([u.embed_text for u in batch])
@@ -244,23 +259,16 @@ class Index:
                                   metadatas=[_metadata(u) for u, _ in rows])
             bar.update(len(batch))
         bar.close()
+
+    def _delete_stale(self, units: list[Chunk], slugs: list[str]) -> None:
+        """Delete what these pages had in the index and no longer have."""
         for target in (self.collection, self.sentences):
             fresh_ids = {u.id for u in units if self._holding(u) is target}
-            for slug in [p.slug for p in todo] + report.deleted:
+            for slug in slugs:
                 stale = [i for i in target.get(where={"slug": slug}, include=[])["ids"]
                          if i not in fresh_ids]
                 if stale:
                     target.delete(ids=stale)
-        for page in todo:
-            pages[page.slug] = page.content_hash
-        for slug in report.deleted:
-            pages.pop(slug, None)
-        report.units_embedded = len(units)
-        if todo or report.deleted or report.rebuilt:
-            manifest = Manifest(self.settings.embedding_model, pages, built_at=time.time())
-            self.collection.modify(metadata=manifest.to_metadata())
-        report.seconds = time.perf_counter() - start
-        return report
 
     def _drop_sentences(self) -> None:
         try:

@@ -26,6 +26,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
+from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
 from .api import JsonApi
@@ -33,7 +34,6 @@ from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
 from .console import Console, export_routes
 from .edge import Edge, MountPolicy
-from ..site import mount_site, widget_head
 from .render import parse_origins, static_path
 
 if TYPE_CHECKING:
