@@ -2,7 +2,7 @@
 
 `classify()` reads the wording only (no model, no corpus): it is cheap, deterministic and
 the same in extractive and LLM mode. The composer keeps a table from `Intent` to a lead
-picker (compose.py), so a new intent is one enum member, one rule here and one table entry.
+picker (leads.py), so a new intent is one enum member, one rule here and one table entry.
 
 Example:
     >>> classify("does nccl work over roce?").intent

@@ -1,0 +1,126 @@
+"""FAQ match: the corpus FAQ entry that asks the visitor's question, if there is one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .corpus import Chunk
+from .draft import Draft, coverage
+from .intent import Intent, classify
+from .text import stands_alone
+from .words import residual_words, stems_of
+
+if TYPE_CHECKING:
+    pass
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+#: Cosine similarity between a visitor's question and an FAQ question (MiniLM): at or above
+#: FAQ_CERTAIN the same question whatever the wording; from FAQ_SAME, the same question when
+#: they also share a content word or neither has one; from FAQ_NEAR, only when they share one.
+FAQ_CERTAIN = 0.93
+
+
+FAQ_SAME = 0.80
+
+
+FAQ_NEAR = 0.70
+
+
+#: Share of content words (Jaccard) two questions must share below FAQ_SAME.
+FAQ_OVERLAP = 0.34
+
+
+#: Two questions with the same terms and exactly the same content words match from here.
+FAQ_SAME_WORDS = 0.60
+
+
+_POLAR = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
+
+
+@dataclass(frozen=True)
+class FAQMatch:
+    """An FAQ entry whose question means what the visitor asked."""
+
+    slug: str
+    index: int
+    question: str
+    similarity: float
+    sentences: tuple[Chunk, ...]
+
+    @property
+    def polar(self) -> bool:
+        """True if the answer opens with Yes, No or It depends."""
+        return bool(self.sentences) and bool(_POLAR.match(self.sentences[0].text))
+
+
+def faq_match(draft: Draft) -> FAQMatch | None:
+    """Return the corpus FAQ entry that asks the visitor's question, if there is one.
+
+    Embeddings of short questions are dominated by the term they name ("how does DCQCN
+    work" is 0.89 from "what does DCQCN stand for"), so closeness in meaning must agree
+    with the wording: the same terms, the same kind of question, and shared content words.
+    """
+    for question, sim in draft.retriever.faq_questions(draft.retrieval.vector, limit=3):
+        if sim < FAQ_SAME_WORDS:
+            break
+        theirs = {m.slug for m in draft.retriever.terms.find(question.text)
+                  if draft.corpus.pages[m.slug].kind == "glossary"}
+        if theirs - draft.terms - {question.slug} or draft.terms - theirs - {question.slug}:
+            continue
+        if not _same_kind(draft.shape.intent, classify(question.text).intent):
+            continue
+        words = residual_words(question.text, draft.retriever)
+        union = words | draft.words
+        overlap = len(words & draft.words) / len(union) if union else 1.0
+        # The same terms and the same words ask the same thing, even when an abbreviation
+        # ("IB") keeps the embeddings apart.
+        same_words = bool(words) and words == draft.words
+        if not (sim >= FAQ_CERTAIN or (sim >= FAQ_SAME and overlap >= 0.2)
+                or (sim >= FAQ_NEAR and overlap >= FAQ_OVERLAP)
+                or (sim >= FAQ_SAME_WORDS and same_words)):
+            continue
+        sentences = tuple(draft.retriever.sentences_of_chunk(question.chunk_id))
+        if sentences and _POLAR.match(sentences[0].text) and not (
+                sim >= FAQ_SAME or same_words) or not _addresses(draft, words, sentences):
+            continue  # a Yes or No borrowed from a merely related question misleads
+        if sentences:
+            index = int(question.chunk_id.rsplit("::", 1)[-1])
+            return FAQMatch(question.slug, index, question.text, sim, sentences)
+    return None
+
+
+def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:
+    """The FAQ answer's first two sentences; when the visitor asked about one part of the
+    FAQ's question ("NVLink on Blackwell" of "on H100 and on Blackwell"), the sentence that
+    names that part leads. A sentence opening with Yes or No always stays first."""
+    first = faq.sentences[0]
+    chosen = [s for s in faq.sentences[:2] if stands_alone(s.text) or s is first]
+    theirs = {m.slug for m in draft.retriever.terms.find(faq.question)}
+    asked_part = (draft.words < residual_words(faq.question, draft.retriever)
+                  or bool(theirs - draft.terms - {faq.slug}))
+    if len(chosen) == 2 and asked_part and not _POLAR.match(first.text):
+        if coverage(draft, chosen[1].text) > coverage(draft, chosen[0].text):
+            chosen.reverse()
+    return chosen
+
+
+def _addresses(draft: Draft, words: frozenset[str], sentences: tuple[Chunk, ...]) -> bool:
+    """True if every content word the visitor added to the FAQ's question is in its answer
+    ("is there an NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs")."""
+    added = draft.words - words
+    if not added:
+        return True
+    said = frozenset().union(*(stems_of(s.text) for s in sentences))
+    return len(added & said) * 2 >= len(added)  # at least half of them
+
+
+def _same_kind(asked: Intent, faq: Intent) -> bool:
+    # A yes/no question needs an FAQ that answers yes or no; a "why" needs a "why".
+    for strict in (Intent.YES_NO, Intent.CAUSE):
+        if (asked is strict) != (faq is strict):
+            return False
+    return True

@@ -1,0 +1,371 @@
+"""The lead of an answer, by intent: the sentence that answers what was asked (`LEADS`),
+and `settle`, which finds the sentence that says yes or no."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .corpus import FACT_LABELS, Chunk, Page
+from .draft import (
+    COVERAGE_BONUS,
+    Candidate,
+    Draft,
+    _best,
+    _fit_by,
+    _subject_page,
+    coverage,
+    coverage_parts,
+    names_page,
+)
+from .intent import Intent, has_unit
+from .polarity import reading
+from .retrieve import MEASURES
+from .words import _STOP_WORDS, residual_words, stem, stems_of
+
+if TYPE_CHECKING:
+    from .retrieve import Retriever
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def lead_sentence(page: Page, retriever: Retriever) -> Chunk | None:
+    """Return the sentence that answers "what is X?" for a page: its definition's first."""
+    sentences = retriever.sentences_of_page(page.slug)
+    for section in ("Definition", "Summary"):
+        found = [s for s in sentences if s.section == section]
+        if found:
+            return min(found, key=lambda s: s.position)
+    return min(sentences, key=lambda s: s.position) if sentences else None
+
+
+_CAUSAL = re.compile(r"\b(because|since|so\s+that|due\s+to|which\s+means|as\s+a\s+result|"
+                     r"the\s+reason|causes?|leads?\s+to|stalls?|prevents?|avoids?|without|"
+                     r"in\s+order\s+to|needs?|requires?)\b", re.I)
+
+
+_CHOOSING = re.compile(r"\b(choose|chooses|pick|prefer|better\s+(fit|choice)|best|when\s+\w+|"
+                       r"if\s+\w+|suits?|worth|unless|rule\s+of\s+thumb)\b", re.I)
+
+
+_COSTLY = re.compile(r"\$\s?\d|\b(costs?|price[sd]?|pricing|expensive|cheaper|percent|share|"
+                     r"budget|dollars?)\b|%", re.I)
+
+
+_IMPERATIVE = re.compile(r"^(set|enable|configure|map|mark|check|run|use|turn|trust|assign|"
+                         r"choose|pick|verify|measure|start|apply|keep|give|put|make|confirm|"
+                         r"disable|tune|raise|lower|match|list|count|multiply|divide|add)\b", re.I)
+
+
+_HOW_SECTIONS = ("How it works",)
+
+
+_CHOICE_SECTIONS = ("takeaway", "checklist", "when to", "choosing", "decision")
+
+
+#: "what is X" / "what does X mean": the X asked about.
+_ASKED = re.compile(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|"
+                    r"what\s+does|what\s+do|explain|meaning\s+of)\s+(an?\s+|the\s+)?(?P<x>.+?)"
+                    r"(\s+(mean|means|stand\s+for))?\s*\??$", re.I)
+
+
+_DEFINES = re.compile(r"\b(is|are|means|refers\s+to|called|stands\s+for|(appears|happens|"
+                      r"occurs)\s+when)\b", re.I)
+
+
+def asked_phrase(question: str) -> str:
+    """Return the X of "what is X?" (the whole question when it is not of that form)."""
+    match = _ASKED.match(" ".join(question.split()))
+    if not match:
+        return question
+    # "incast in a GPU cluster": the thing is "incast"; the rest is where it happens.
+    return re.split(r"\s+(in|on|for|with|at|inside|between|during|when)\s+", match.group("x"),
+                    maxsplit=1)[0]
+
+
+def _same_phrase(a: str, b: str) -> bool:
+    """True if two "what is X" questions ask about the same X."""
+    def x(q: str) -> str:
+        return " ".join(w for w in _TOKEN.findall(asked_phrase(q).lower())
+                        if w not in ("a", "an", "the"))
+    return bool(_ASKED.match(" ".join(a.split()))) and x(a) == x(b)
+
+
+def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"What is X": the first sentence of X's definition, when X is a glossary term; when X
+    is something a page explains without being its term ("what is a pipeline bubble", "what
+    is incast"), the sentence that says what X is."""
+    page = _subject_page(draft)
+    own = residual_words(asked_phrase(draft.question), draft.retriever)
+    if own:
+        defining = [c for c in pool if _says_what(c.sentence.text, own)]
+        best = _best(draft, defining, lambda c: 1.0 if c.sentence.section in
+                     ("Definition", "Summary", "FAQ") else 0.0)
+        if best is not None:
+            return best.sentence
+    if page is None:
+        best = pool[0] if pool else None
+        return best.sentence if best else None
+    lead = lead_sentence(page, draft.retriever)
+    narrower = _narrower_name(asked_phrase(draft.question), page)
+    if narrower and lead is not None and narrower not in lead.text.lower():
+        # "what is 3D parallelism": an alias naming a part of the page's subject is answered
+        # by the sentence that says what that part is, when the page has one.
+        words = frozenset(stem(w) for w in narrower.split())
+        naming = [c for c in pool if _says_what(c.sentence.text, words)]
+        best = _best(draft, naming, lambda c: 0.0)
+        if best is not None:
+            return best.sentence
+    return lead
+
+
+def _says_what(sentence: str, words: frozenset[str]) -> bool:
+    """True if a sentence says what the thing named by `words` is: the words come before
+    its defining verb, within the first ten words ("Incast is congestion that ...", "A
+    pipeline bubble is ..."), or the sentence gives it as a name ("... called incast")."""
+    for match in _DEFINES.finditer(sentence):
+        if match.group(0).lower() == "called":
+            head = _TOKEN.findall(sentence[match.end():].lower())[:4]
+        else:
+            head = _TOKEN.findall(sentence[:match.start()].lower())
+        missing = words - {stem(w) for w in head}
+        # all the words, or all but one of three or more ("OSFP 800G module" is said as
+        # "An OSFP 800G transceiver is a pluggable module")
+        if len(head) <= 10 and (not missing or (len(missing) == 1 and len(words) >= 3)):
+            return True
+    return False
+
+
+def _narrower_name(phrase: str, page: Page) -> str:
+    """The asked name when it is an alias of the page that is more than a spelling or an
+    abbreviation of its title ("3D parallelism" of Distributed training), else ""."""
+    said = " ".join(w for w in _TOKEN.findall(phrase.lower()) if w not in ("a", "an", "the"))
+    compact = said.replace(" ", "")
+    title = re.sub(r"[^a-z0-9]", "", page.title.lower())
+    for alias in page.aliases:
+        if " ".join(_TOKEN.findall(alias.lower())) != said:
+            continue
+        if alias.isupper() or compact in title or title in compact or len(compact) < 5:
+            return ""
+        return said
+    return ""
+
+
+#: Facts-table rows that answer a quantity question, by the kind of quantity asked.
+FACT_FOR_UNIT = {"bandwidth": "typical_bandwidth", "latency": "latency"}
+
+
+MEASURE_PAGES = MEASURES  # pages that name a measure (retrieve.py)
+
+
+def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A quantity: the sentence that names the subject and a number in the asked unit."""
+    units = draft.shape.units
+    things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
+    with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
+    # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
+    asked = draft.words | draft.qualifiers
+    def share(c: Candidate) -> float:
+        return len(asked & stems_of(c.sentence.text)) / len(asked) if asked else 0.0
+    shares = {id(c): share(c) for c in with_unit}
+    most = max(shares.values(), default=0.0)
+    if most > 0:
+        with_unit = [c for c in with_unit if shares[id(c)] == most]
+    best = _best(draft, with_unit, lambda c: float(any(names_page(c.sentence.text, p)
+                                                       for p in things)))
+    if best is not None and (not things or any(names_page(best.sentence.text, p)
+                                               for p in things)):
+        return best.sentence
+    fact = fact_sentence(things, units)
+    if fact is not None:
+        return fact
+    return best.sentence if best else lead_general(draft, pool)
+
+
+def fact_sentence(pages: list[Page], units: tuple[str, ...]) -> Chunk | None:
+    """Quote a facts-table row ("Typical bandwidth of InfiniBand: 400 Gb/s ...") as a lead."""
+    for page in pages:
+        for unit in units:
+            key = FACT_FOR_UNIT.get(unit)
+            value = page.facts.get(key) if key else None
+            if value:
+                text = f"{FACT_LABELS[key]} of {page.title}: {value}."
+                return Chunk(id=f"{page.slug}::facts::{key}", slug=page.slug, title=page.title,
+                             kind=page.kind, url=page.url, section="Summary", text=text,
+                             unit="sentence", chunk_id=f"{page.slug}::facts")
+    return None
+
+
+def lead_cause(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"Why": the sentence that gives a cause."""
+    best = _best(draft, pool, _fit_by(_CAUSAL))
+    return best.sentence if best else None
+
+
+def lead_mechanism(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"How does X work": the best sentence of how it works."""
+    best = _best(draft, pool, lambda c: 1.0 if c.sentence.section in _HOW_SECTIONS else 0.0)
+    return best.sentence if best else None
+
+
+def lead_choice(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"Which should I use": a sentence that says when to choose what."""
+    def fit(c: Candidate) -> float:
+        section = c.sentence.section.lower()
+        return (0.6 * bool(_CHOOSING.search(c.sentence.text))
+                + 0.6 * any(k in section for k in _CHOICE_SECTIONS))
+    best = _best(draft, pool, fit)
+    return best.sentence if best else None
+
+
+def lead_procedure(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"How do I configure X": a step, preferably from a lesson."""
+    def fit(c: Candidate) -> float:
+        return (0.7 * bool(_IMPERATIVE.search(c.sentence.text))
+                + 0.5 * (c.sentence.kind == "lesson"))
+    best = _best(draft, pool, fit)
+    return best.sentence if best else None
+
+
+def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A cost question with nothing to calculate: a sentence about cost or price."""
+    best = _best(draft, pool, _fit_by(_COSTLY))
+    return best.sentence if best else None
+
+
+_CONTRAST = re.compile(r"\b(while|whereas|but|unlike|rather\s+than|instead\s+of|than|"
+                       r"differs?|difference|in\s+contrast)\b", re.I)
+
+
+_SIDES = re.compile(r"^(?:(?:whats|what's|what\s+is|what)\s+(?:the\s+)?difference\s+between\s+)?"
+                    r"(?P<a>.+?)"
+                    r"\s+(?:vs\.?|versus|or|and|compared\s+(?:to|with))\s+(?P<b>.+?)"
+                    r"(?:\s*[,?]|\s+(?:whats|what's|what|which|how)\b|$)", re.I)
+
+
+def comparison_sides(question: str) -> list[frozenset[str]]:
+    """The two things a "X vs Y" question compares, as word stems ("DDP vs FSDP")."""
+    match = _SIDES.search(" ".join(question.split()))
+    if not match:
+        return []
+    sides = []
+    for part in (match.group("a"), match.group("b")):
+        words = {stem(w) for w in _TOKEN.findall(part.lower()) if w not in _STOP_WORDS}
+        if words:
+            sides.append(frozenset(words))
+    return sides if len(sides) == 2 else []
+
+
+def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"X vs Y": a sentence that names both, preferably one that contrasts them."""
+    pages = [draft.corpus.get(s) for s in draft.compare[:2]]
+    if len(pages) == 2:
+        both = [c for c in pool if all(names_page(c.sentence.text, p) for p in pages)]
+    else:  # two things inside one page ("DDP vs FSDP", "strong vs weak scaling")
+        sides = comparison_sides(draft.question)
+        def names_both(c: Candidate) -> bool:
+            stems = stems_of(c.sentence.text)
+            return all(side & stems for side in sides)
+        both = [c for c in pool if names_both(c)] if sides else pool
+    best = _best(draft, both or pool, _fit_by(_CONTRAST))
+    return best.sentence if best else None
+
+
+#: A sentence must be at least this close to a yes/no question to settle it.
+SETTLE_FLOOR = 0.5
+
+
+#: Judgement words a yes/no question can ask about. Stemming maps "expensive" to "cost" so
+#: that retrieval finds cost sentences, but a sentence that states a cost does not say it is
+#: expensive: to answer Yes or No it must use a word of the same judgement.
+_JUDGEMENTS = (
+    (re.compile(r"\b(expensive|costly|pricey|pricy)\b", re.I),
+     re.compile(r"\b(expensive|costly|cost\s+more|premium|pricey)\b", re.I)),
+    (re.compile(r"\b(cheap|cheaper|inexpensive|affordable)\b", re.I),
+     re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost|(lowers?|"
+                r"reduces?|cuts?|spreads?)\s+(the\s+)?(\w+\s+)?cost)", re.I)),
+    (re.compile(r"\bslow(s|ing)?\s+(\w+\s+)?down\b|\b(is|are|get|gets|become|run|runs)\s+"
+                r"(\w+\s+){0,2}(slow|slower)\b", re.I),
+     re.compile(r"\b(slow\w*|throttl\w*|bottleneck\w*|limits?|congest\w*)\b", re.I)),
+    (re.compile(r"\b(make|makes|is|are|run|runs|get|gets)\s+(\w+\s+){0,3}(fast|faster|"
+                r"quicker)\b", re.I),
+     re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up|higher\s+throughput)\b", re.I)),
+    (re.compile(r"\b(same|identical|different|differ)\b", re.I),
+     re.compile(r"\b(same|identical|different|differs?|distinct|another\s+name|unlike|"
+                r"rather\s+than|instead\s+of|confus\w*)\b", re.I)),
+)
+
+
+_UNIVERSAL = re.compile(r"\b(all|every|each|any|always)\b", re.I)
+
+
+#: Opposites: a sentence that says "below" where the question says "above" answers another
+#: question (and its Yes or No would be the wrong way round).
+_OPPOSITES = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
+    ("above", "below"), ("more", "less|fewer"), ("higher", "lower"), ("before", "after"),
+    ("faster", "slower"), ("larger|bigger", "smaller"), ("increases?", "decreases?|reduces?"),
+    ("over", "under"), ("inside", "outside"), ("always", "never")))
+
+
+def _judges_alike(question: str, sentence: str) -> bool:
+    """True unless the question asks for a judgement the sentence does not make, or the
+    sentence says the opposite word ("below" for "above")."""
+    if not all(says.search(sentence) for asks, says in _JUDGEMENTS if asks.search(question)):
+        return False
+    for a, b in _OPPOSITES:
+        for mine, other in ((a, b), (b, a)):
+            if (mine.search(question) and not other.search(question)
+                    and other.search(sentence) and not mine.search(sentence)):
+                return False
+    return True
+
+
+def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
+    """Find the quoted sentence that says yes or no to the question (polarity.py)."""
+    if not draft.words and len(draft.terms) < 2:
+        return None  # "do I need one?": no claim beyond the subject to say yes or no to
+
+    ranked = sorted((c for c in pool if c.similarity >= SETTLE_FLOOR),
+                    key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
+                    reverse=True)
+    for rank, c in enumerate(ranked[:8]):
+        # The sentence must name the question's terms; a clause of it, the claim's words.
+        named = coverage_parts(draft, c.sentence.text)[0]
+        if named < 0.66:
+            continue
+        if not _judges_alike(draft.question, c.sentence.text):
+            continue
+        word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
+                       draft.shape.negated, closest=rank < 3,
+                       universal=bool(_UNIVERSAL.search(draft.question)),
+                       terms_carry=named == 1.0 and len(draft.terms) >= 2
+                       and len(draft.words) <= 1)
+        if word is not None:
+            return word, c.sentence
+    return None
+
+
+def lead_yes_no(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """A yes/no question not settled by an FAQ: the best sentence, marked unsettled later."""
+    return lead_general(draft, pool)
+
+
+def lead_general(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """Anything else: the sentence closest to the question."""
+    best = _best(draft, pool, lambda c: 0.0)
+    return best.sentence if best else None
+
+
+#: The composing table: the sentence that leads an answer, by intent.
+LEADS = {
+    Intent.DEFINITION: lead_definition,
+    Intent.YES_NO: lead_yes_no,
+    Intent.QUANTITY: lead_quantity,
+    Intent.CAUSE: lead_cause,
+    Intent.MECHANISM: lead_mechanism,
+    Intent.COMPARISON: lead_comparison,
+    Intent.CHOICE: lead_choice,
+    Intent.PROCEDURE: lead_procedure,
+    Intent.COST: lead_cost,
+    Intent.GENERAL: lead_general,
+}

@@ -1,0 +1,90 @@
+"""Words for matching a question against sentences: stems, synonyms, link speeds."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .retrieve import Retriever
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+_STOP_WORDS = frozenset("""a an and are as at be but by can could do does did for from how i if
+in into is it its me my of on or our so than that the their them then there these they this
+to was we what whats when where which who why will with you your vs versus about explain tell
+please pls simply simple terms really actually just even still also any anyone anything one
+use used using work works working need needs get got would should thing things kind sort mean
+means meaning called exactly like too even ever anyway again go goes going""".split())
+
+
+#: Words visitors use for the corpus's own words ("NIC" where the corpus says adapter).
+SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "server",
+            "machine": "server", "box": "server", "host": "server", "msg": "message",
+            "datacenter": "data", "dc": "data", "big": "large", "huge": "large", "fast": "speed",
+            "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
+            "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
+            "client": "customer", "normal": "standard", "module": "transceiver",
+            "optic": "transceiver"}
+
+
+@cache
+def _synonyms() -> dict[str, str]:
+    return {_stem(k): _stem(v) for k, v in SYNONYMS.items()}
+
+
+@cache
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def _stem(word: str) -> str:
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]  # Snowball keeps "gpus" and "msgs" whole
+    short = _stemmer().stemWord(word)
+    if short.endswith(("abl", "ibl")) and len(short) > 5:
+        short = short[:-3]  # "routable" and "route"
+    elif short.endswith("er") and len(short) > 5:
+        short = short[:-2]  # "router" and "routed", "faster" and "fast"
+    return short
+
+
+def stem(word: str) -> str:
+    """Stem a word for matching a question's words in a sentence: Snowball English with
+    plurals, "-able" and "-er" folded, then the visitor's synonym for the corpus's word."""
+    short = _stem(word)
+    return _synonyms().get(short, short)
+
+
+#: Link speeds written every way ("400G", "400 Gb/s", "400GbE", "1.6T") become one token.
+_SPEED = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(G|g)(?:b/s|bps|bE|be|bit/s)?|(T|t)(?:b/s|bps)?)"
+                    r"(?![\w/])")
+
+
+def _speeds(text: str) -> str:
+    return _SPEED.sub(lambda m: f" {m.group(1).replace('.', 'p')}{'g' if m.group(2) else 't'} ",
+                      text)
+
+
+@cache
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of a text's words, with link speeds in one spelling."""
+    return frozenset(stem(w) for w in _TOKEN.findall(_speeds(text).lower()))
+
+
+def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
+    """Return the content words of a question outside the terms it names, crudely stemmed."""
+    lowered = text.lower()
+    for match in retriever.terms.find(text):
+        lowered = lowered.replace(match.said, " ")
+    words = {stem(w) for w in _TOKEN.findall(_speeds(lowered)) if w not in _STOP_WORDS
+             and len(w) > 1}
+    return frozenset(w for w in words if w)
