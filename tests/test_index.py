@@ -37,8 +37,10 @@ def test_ingest_is_incremental(small_settings, small_corpus):
     edited = index.ingest(load_corpus(small_corpus), progress=False)
     assert edited.changed == ["roce"] and edited.unchanged == 2
     assert edited.units_embedded == len(chunk_page(read_page(path)))
-    docs = index.collection.get(where={"slug": "roce"}, include=["documents"])["documents"]
+    docs = index.sentences.get(where={"slug": "roce"}, include=["documents"])["documents"]
     assert "RoCE test sentence added here." in docs
+    chunks = index.collection.get(where={"slug": "roce"}, include=["documents"])["documents"]
+    assert any("RoCE test sentence added here." in c for c in chunks)
 
     (small_corpus / "glossary" / "nvlink.md").unlink()
     deleted = index.ingest(load_corpus(small_corpus), progress=False)
