@@ -320,6 +320,35 @@ def _judges_alike(question: str, sentence: str) -> bool:
     return True
 
 
+#: A property and words that state its opposite: "Standard Ethernet drops packets when a queue
+#: overflows" answers "is normal Ethernet lossless?" with No.
+_ANTONYMS = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})", re.I)) for a, b in (
+    ("lossless", r"lossy|drops?\s+(packets|frames)|loses\s+packets"),
+    ("lossy", r"lossless"),
+    ("routable", r"cannot\s+be\s+routed|not\s+routable|cannot\s+leave\s+one\s+layer-2"),
+))
+
+
+def _contradicts(draft: Draft, sentence: str) -> bool:
+    """True if the sentence states the opposite of the property the question asks about, and
+    names the rest of the question."""
+    if draft.shape.negated:
+        return False
+    for asks, opposite in _ANTONYMS:
+        said = asks.search(draft.question)
+        if not (said and opposite.search(sentence)) or asks.search(sentence):
+            continue
+        # The other terms must be named ("Ethernet"); the property may itself be a term.
+        others = [draft.corpus.pages[t] for t in draft.terms]
+        others = [p for p in others if not asks.search(" ".join((p.title, *p.aliases)))]
+        if not all(names_page(sentence, p) for p in others):
+            continue
+        rest = draft.words - {stem(said.group(1))}
+        if not rest or len(rest & stems_of(sentence)) * 2 >= len(rest):
+            return True
+    return False
+
+
 def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
     """Find the quoted sentence that says yes or no to the question (polarity.py)."""
     if not draft.words and len(draft.terms) < 2:
@@ -330,6 +359,8 @@ def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
                     reverse=True)
     for rank, c in enumerate(ranked[:8]):
         # The sentence must name the question's terms; a clause of it, the claim's words.
+        if _contradicts(draft, c.sentence.text):
+            return "No", c.sentence
         named = coverage_parts(draft, c.sentence.text)[0]
         if named < 0.66:
             continue

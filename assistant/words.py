@@ -17,7 +17,7 @@ in into is it its me my of on or our so than that the their them then there thes
 to was we what whats when where which who why will with you your vs versus about explain tell
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
-means meaning called exactly like too even ever anyway again go goes going""".split())
+means meaning called exactly like too even ever anyway again go goes going out""".split())
 
 
 #: Words visitors use for the corpus's own words ("NIC" where the corpus says adapter).
