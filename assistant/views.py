@@ -107,12 +107,12 @@ VIEWS: dict[str, View] = {v.name: v for v in (
     View("feedback", "Feedback", FeedbackRow, "feedback_rows",
          (("created", "110px"), ("rating", "60px"), ("comment", "22%"), ("question", "20%"),
           ("answer", "30%"), ("subject", "100px"), ("question_id", "80px"))),
-    View("staff", "Staff answers", StaffEntryRow, "staff_rows",
-         (("id", "50px"), ("status", "90px"), ("question", "25%"), ("answer", "40%"),
-          ("slug", "120px"), ("author", "90px"), ("created", "110px"))),
     View("terms", "Most asked terms", TermCount, "top_terms",
          (("subject", "30%"), ("asks", "15%"), ("likes", "15%"), ("dislikes", "15%"),
           ("last_asked", "25%"))),
+    View("staff", "Staff answers", StaffEntryRow, "staff_rows",
+         (("id", "50px"), ("status", "90px"), ("question", "25%"), ("answer", "40%"),
+          ("slug", "120px"), ("author", "90px"), ("created", "110px"))),
 )}
 
 
