@@ -215,3 +215,34 @@ def test_gaps_group_dislikes_and_off_subject_answers_and_show_staff_answers(fake
     store.add_staff_entry("Is NVLink expensive?", "NVLink costs nothing extra on its own.",
                           "nvlink", "ana", fake_bot.corpus)
     assert {g.question: g for g in store.gaps()}["is nvlink expensive??"].staff == "draft"
+
+
+# -- the Chroma index --------------------------------------------------------------------------
+
+def test_chroma_index_adds_keeps_across_ingest_and_removes_staff_units(small_settings,
+                                                                       small_corpus):
+    from assistant.corpus import load_corpus
+    from assistant.index import Index
+    from assistant.testing import HashEmbeddings
+
+    index = Index(small_settings)
+    index.__dict__["embeddings"] = HashEmbeddings()  # Chroma for real, no model
+    corpus = load_corpus(small_corpus)
+    index.ingest(corpus, progress=False)
+    built = index.manifest().built_at
+    entry = staff.StaffEntry(3, QUESTION, ANSWER, "infiniband", "ana", "", "published")
+    index.add_units(staff.staff_units(entry, corpus.pages["infiniband"]))
+    assert index.manifest().built_at != built and index.manifest().pages
+    ids = {u.id for u in index.snapshot()[0]}
+    assert {entry.chunk_id, f"{entry.chunk_id}::q", f"{entry.chunk_id}::s1"} <= ids
+
+    page = small_corpus / "glossary" / "infiniband.md"
+    page.write_text(page.read_text() + "\nInfiniBand also has a subnet manager.\n")
+    report = index.ingest(load_corpus(small_corpus), progress=False)
+    assert report.changed == ["infiniband"]
+    assert {u.id for u in index.snapshot()[0] if staff.is_staff(u.id)} == {
+        u.id for u in staff.staff_units(entry, corpus.pages["infiniband"])}
+
+    index.remove_chunk(entry.chunk_id)
+    assert not [u for u in index.snapshot()[0] if staff.is_staff(u.id)]
+    assert index.manifest().pages == Index(small_settings).manifest().pages
