@@ -74,6 +74,19 @@ def test_html_is_kept_as_text_and_escaped_in_the_console(fake_bot, store):
     assert "<script>" not in cells[0][0] and "&lt;script&gt;" in cells[0][0]  # ...never markup
 
 
+def test_a_clicked_gap_or_dislike_fills_the_question():
+    from assistant.views import VIEWS
+    from assistant.web.console import question_of
+
+    gaps = [c for c, _ in VIEWS["gaps"].columns]
+    feedback = [c for c, _ in VIEWS["feedback"].columns]
+    assert question_of([3, "Is IB &lt;cheap&gt;?", "", "refusal", 0.1, "t", ""], gaps) == (
+        "Is IB <cheap>?")
+    row = ["t", -1, "meh", "is nvlink fast?", "...", "nvlink", 4]
+    assert question_of(row, feedback) == "is nvlink fast?"
+    assert question_of([], gaps) == ""
+
+
 # -- publishing --------------------------------------------------------------------------------
 
 def test_published_entry_leads_the_answer_and_unpublished_is_gone(fresh_bot, store):

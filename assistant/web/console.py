@@ -52,6 +52,13 @@ def console_table(rows: list[Any], columns: list[str], clip: int = 300) -> list[
     return table
 
 
+def question_of(row: list[Any], columns: list[str]) -> str:
+    """Return the question of a clicked console row (cells as shown: escaped), or ""."""
+    if "question" not in columns or len(row) <= columns.index("question"):
+        return ""
+    return html.unescape(str(row[columns.index("question")])).rstrip("…")
+
+
 def retention_note(days: int) -> str:
     """Return the sentence that states how long the log is kept."""
     if days <= 0:
@@ -115,6 +122,14 @@ class Console:
             return f"Not done: {html.escape(str(exc), quote=False)}"
         return f"Staff answer {entry.id} is now {entry.status}."
 
+    def picker(self, view_name: str):
+        """Return the handler that copies a clicked row's question into the answer form."""
+        columns = [c for c, _ in VIEWS[view_name].columns]
+
+        def pick(evt: gr.SelectData) -> str:
+            return question_of(getattr(evt, "row_value", None) or [], columns)
+        return pick
+
     def _answer_form(self) -> list[Any]:
         gr.Markdown("### Answer a gap\nCopy a gap's question (or a disliked one), write 1 to "
                     "3 sentences that each stand alone, pick the page, and publish: the next "
@@ -134,6 +149,7 @@ class Console:
             pub = gr.Button("Publish", elem_id="staff-pub")
             unpub = gr.Button("Unpublish", elem_id="staff-unpub")
         status = gr.Markdown(elem_id="staff-status")
+        self.question_box = question
         save.click(self.save_draft, [question, answer, page], status,
                    api_visibility="private")
         publish.click(self.save_published, [question, answer, page], status,
@@ -176,6 +192,11 @@ class Console:
                                 elem_id=f"csv-{name}")
                     if name == "staff" and self.assistant is not None:
                         self._answer_form()
+            if self.assistant is not None:  # a gap or a disliked answer: click to answer it
+                for name, table in zip(VIEWS, tables, strict=True):
+                    if name in ("gaps", "feedback"):
+                        table.select(self.picker(name), None, self.question_box,
+                                     api_visibility="private")
             admin.load(self.refresh, None, tables, api_name="refresh")
             refresh.click(self.refresh, None, tables, api_visibility="private")
         admin.queue(max_size=16, default_concurrency_limit=2)
