@@ -73,8 +73,16 @@ def ingest(force: Annotated[bool, typer.Option(help="Re-embed every page.")] = F
     except CorpusError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    report = Index(settings).ingest(corpus, progress=not quiet, force=force)
+    index = Index(settings)
+    report = index.ingest(corpus, progress=not quiet, force=force)
     typer.echo(report.summary())
+    # Published staff answers survive a re-ingest; those merged into the corpus retire.
+    from .staff import sync_after_ingest
+    from .store import Store
+
+    retired = sync_after_ingest(Store(settings.log_db), index, corpus)
+    if retired:
+        typer.echo(f"retired staff answers now in the corpus FAQ: {retired}")
 
 
 @app.command()

@@ -16,6 +16,7 @@ from .faq import faq_match, faq_sentences
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence, settle
 from .polarity import opening, without_opening
+from .staff import SUPPORT_NOTE
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -305,13 +306,27 @@ def compose_answer(draft: Draft) -> Answer:
     pointer = draft.corpus.pages[main]
     n = cites.cite(pointer.slug, "Summary")
     text = " ".join(parts) + f"\n\n{templates()['answer']['more']}: {pointer.title} [{n}]"
+    note = _support_note(faq, quoted)
+    text = _with_note(text, note)
     sims = [c.similarity for c in pool if c.sentence in quoted]
     confidence = max(sims + [faq.similarity if faq else 0.0], default=0.0) or \
         draft.retrieval.best_similarity
     return Answer(text=text, citations=cites.build(), retrieved=draft.retrieval.slugs,
                   kind="answer", subject=draft.subject or main, confidence=confidence,
                   suggestions=follow_ups(draft.corpus, draft.subject or main),
-                  intent=intent.value, gap=gap, faq=f"{faq.slug}#{faq.index}" if faq else "")
+                  intent=intent.value, gap=gap, faq=faq.ref if faq else "",
+                  note=note)
+
+
+def _support_note(faq, quoted: list) -> str:
+    """Return the note that support staff wrote the lead, or "" when the corpus did."""
+    if faq is not None and faq.staff and quoted and quoted[0] in faq.sentences:
+        return SUPPORT_NOTE
+    return ""
+
+
+def _with_note(text: str, note: str) -> str:
+    return f"{text}\n\n*{note}*" if note else text
 
 
 #: The sentence after the lead follows it when at least this close to the question.
@@ -409,7 +424,7 @@ def compose_comparison(draft: Draft) -> Answer:
                   kind="comparison", subject=pages[0].slug,
                   confidence=max(retrieval.best_similarity, 0.5),
                   suggestions=follow_ups(draft.corpus, lesson.slug if lesson else pages[0].slug),
-                  intent=draft.shape.intent.value, faq=f"{faq.slug}#{faq.index}" if faq else "",
+                  intent=draft.shape.intent.value, faq=faq.ref if faq else "",
                   gap="yes/no question the corpus does not settle"
                   if draft.shape.intent is Intent.YES_NO and not (faq and faq.polar)
                   and settled is None else "")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .corpus import Chunk
 from .draft import Draft, coverage
+from .index import STAFF_MARK
 from .intent import Intent, classify
 from .text import stands_alone
 from .words import residual_words, stems_of
@@ -50,6 +51,16 @@ class FAQMatch:
     question: str
     similarity: float
     sentences: tuple[Chunk, ...]
+
+    @property
+    def staff(self) -> bool:
+        """True if support staff wrote this entry (staff.py), not the corpus."""
+        return bool(self.sentences) and STAFF_MARK in self.sentences[0].chunk_id
+
+    @property
+    def ref(self) -> str:
+        """"slug#i" for corpus FAQ item i, "slug#staff-i" for staff entry i."""
+        return f"{self.slug}#staff-{self.index}" if self.staff else f"{self.slug}#{self.index}"
 
     @property
     def polar(self) -> bool:

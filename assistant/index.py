@@ -110,6 +110,10 @@ def resolve_model(name: str) -> str:
     return name
 
 
+#: The mark in every staff FAQ unit id (see staff.py); ingest never deletes such ids.
+STAFF_MARK = "::staff::"
+
+
 class Index:
     """The Chroma collection behind retrieval, on disk or on a `chroma run` server.
 
@@ -265,10 +269,27 @@ class Index:
         for target in (self.collection, self.sentences):
             fresh_ids = {u.id for u in units if self._holding(u) is target}
             for slug in slugs:
+                # Staff FAQ units are no page's content: staff.sync_after_ingest keeps them.
                 stale = [i for i in target.get(where={"slug": slug}, include=[])["ids"]
-                         if i not in fresh_ids]
+                         if i not in fresh_ids and STAFF_MARK not in i]
                 if stale:
                     target.delete(ids=stale)
+
+    def add_units(self, units: list[Chunk]) -> None:
+        """Upsert extra units (a staff FAQ entry) and bump built_at so every process follows."""
+        self._upsert(units, progress=False)
+        self._touch()
+
+    def remove_chunk(self, chunk_id: str) -> None:
+        """Delete a chunk and its question and sentence units; bump built_at."""
+        self.collection.delete(ids=[chunk_id])
+        self.sentences.delete(where={"chunk_id": chunk_id})
+        self._touch()
+
+    def _touch(self) -> None:
+        old = self.manifest() or Manifest(self.settings.embedding_model, {})
+        manifest = Manifest(old.embedding_model, dict(old.pages), built_at=time.time())
+        self.collection.modify(metadata=manifest.to_metadata())
 
     def _drop_sentences(self) -> None:
         try:

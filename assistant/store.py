@@ -30,6 +30,7 @@ from .views import (  # noqa: F401 (the row types and CSV helpers are part of th
     FeedbackRow,
     Gap,
     QuestionRow,
+    StaffEntryRow,
     TermCount,
     View,
     csv_text,
@@ -40,6 +41,7 @@ from .views import (  # noqa: F401 (the row types and CSV helpers are part of th
 
 if TYPE_CHECKING:
     from .answer import Answer
+    from .staff import StaffEntry
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +50,7 @@ LOW_CONFIDENCE = 0.45
 #: rapidfuzz token_set_ratio (0-100) at which two gap questions count as the same question.
 SIMILAR_WORDING = 82
 SALT_FILE = ".ip-salt"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Rows a CSV export reads from SQLite at a time.
 EXPORT_BATCH = 500
 
@@ -72,6 +74,17 @@ CREATE TABLE IF NOT EXISTS questions (
     timings     TEXT NOT NULL DEFAULT '{}',
     intent      TEXT NOT NULL DEFAULT '',
     gap         TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS staff_faq (
+    id          INTEGER PRIMARY KEY,
+    question    TEXT NOT NULL,
+    answer      TEXT NOT NULL,
+    slug        TEXT NOT NULL,
+    author      TEXT NOT NULL DEFAULT '',
+    created     TEXT NOT NULL,
+    updated     TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'draft'
+                CHECK (status IN ('draft', 'published', 'retired'))
 );
 CREATE INDEX IF NOT EXISTS questions_created ON questions(created);
 CREATE INDEX IF NOT EXISTS questions_subject ON questions(subject);
@@ -239,7 +252,7 @@ class Store:
                      answer.kind, int(answer.refused), float(answer.confidence),
                      answer.subject or "", citations, tools,
                      float(answer.timings_ms.get("total", 0.0)), json.dumps(timings),
-                     answer.intent, answer.gap))
+                     answer.intent, answer.gap or off_subject(answer)))
                 return int(cursor.lastrowid)
         except Exception:  # logging must never break answering
             log.exception("could not log a question to %s", self.path)
@@ -326,12 +339,71 @@ class Store:
         Only the latest `scan` such questions are grouped.
         """
         rows = self._read(
-            "SELECT question, kind, confidence, created FROM questions "
-            "WHERE kind != 'message' AND (refused = 1 OR kind = 'clarify' OR confidence < ? "
-            "OR gap != '') "
-            "ORDER BY id DESC LIMIT ?", (threshold, scan))
-        return group_gaps([(r["question"], r["kind"], r["confidence"], r["created"])
-                           for r in rows], similarity)[:limit]
+            "SELECT q.question, q.kind, q.confidence, q.created, q.refused, q.gap, "
+            "COALESCE(f.rating, 0) AS rating FROM questions q "
+            "LEFT JOIN feedback f ON f.question_id = q.id "
+            "WHERE q.kind != 'message' AND (q.refused = 1 OR q.kind = 'clarify' "
+            "OR q.confidence < ? OR q.gap != '' OR f.rating = -1) "
+            "ORDER BY q.id DESC LIMIT ?", (threshold, scan))
+        gaps = group_gaps([(r["question"], gap_reason(r, threshold), r["confidence"],
+                            r["created"]) for r in rows], similarity)[:limit]
+        staff = {normalise(e.question): e.status for e in self.staff_entries()
+                 if e.status != "retired"}
+        return [dataclasses.replace(g, staff=_staff_status(g, staff)) for g in gaps]
+
+    # -- staff FAQ entries -------------------------------------------------------------------
+
+    def add_staff_entry(self, question: str, answer: str, slug: str, author: str,
+                        corpus: Any) -> StaffEntry:
+        """Validate and store a draft staff FAQ entry; raise StaffEntryError if it is unfit."""
+        from .staff import validate
+
+        question, answer, slug = validate(question, answer, slug, corpus)
+        now = _now()
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO staff_faq (question, answer, slug, author, created, updated, "
+                "status) VALUES (?,?,?,?,?,?, 'draft')",
+                (_encodable(question), _encodable(answer), slug,
+                 clean_text(author or "")[:100], now, now))
+        entry = self.staff_entry(int(cursor.lastrowid))
+        assert entry is not None
+        return entry
+
+    def staff_entry(self, entry_id: int) -> StaffEntry | None:
+        """Return one staff FAQ entry, or None."""
+        rows = self._read("SELECT * FROM staff_faq WHERE id = ?", (int(entry_id),))
+        return _staff(rows[0]) if rows else None
+
+    def staff_entries(self, status: str | None = None, limit: int = 1000) -> list[StaffEntry]:
+        """Return staff FAQ entries (of one status if given), newest first."""
+        if status is None:
+            rows = self._read("SELECT * FROM staff_faq ORDER BY id DESC LIMIT ?", (limit,))
+        else:
+            rows = self._read("SELECT * FROM staff_faq WHERE status = ? ORDER BY id DESC "
+                              "LIMIT ?", (status, limit))
+        return [_staff(r) for r in rows]
+
+    def set_staff_status(self, entry_id: int, status: str) -> StaffEntry:
+        """Set an entry's status (draft, published or retired) and return it."""
+        with self._write() as conn:
+            conn.execute("UPDATE staff_faq SET status = ?, updated = ? WHERE id = ?",
+                         (status, _now(), int(entry_id)))
+        entry = self.staff_entry(entry_id)
+        if entry is None:
+            raise ValueError(f"no staff entry {entry_id}")
+        return entry
+
+    def delete_staff_entry(self, entry_id: int) -> None:
+        """Delete a staff FAQ entry (unpublish it first)."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM staff_faq WHERE id = ?", (int(entry_id),))
+
+    def staff_rows(self, limit: int = 200) -> list[StaffEntryRow]:
+        """Return the staff FAQ entries as console rows, newest first."""
+        return [StaffEntryRow(id=e.id, status=e.status, question=e.question, answer=e.answer,
+                              slug=e.slug, author=e.author, created=e.created)
+                for e in self.staff_entries(limit=limit)]
 
     def feedback_rows(self, limit: int = 100) -> list[FeedbackRow]:
         """Return the latest feedback, dislikes and likes, with comments and the answer given."""
@@ -409,6 +481,52 @@ def _cited_titles(citations_json: str) -> list[str]:
         if title and title not in titles:
             titles.append(title)
     return titles
+
+
+def _staff(row: sqlite3.Row) -> StaffEntry:
+    from .staff import StaffEntry
+
+    return StaffEntry(id=row["id"], question=row["question"], answer=row["answer"],
+                      slug=row["slug"], author=row["author"], created=row["created"],
+                      status=row["status"])
+
+
+def _staff_status(gap: Gap, staff: dict[str, str]) -> str:
+    for wording in [gap.question, *gap.examples]:
+        status = staff.get(normalise(wording))
+        if status:
+            return status
+    return ""
+
+
+def gap_reason(row: Any, threshold: float = LOW_CONFIDENCE) -> str:
+    """Return why a logged question is a gap: refusal, clarify, low confidence, the
+    composer's reason (unsettled, off-subject), thumbs-down; "" when it is not one."""
+    if row["refused"]:
+        return "refusal"
+    if row["kind"] == "clarify":
+        return "clarify"
+    if row["gap"]:
+        return row["gap"]
+    if row["confidence"] < threshold:
+        return "low confidence"
+    if row["rating"] == -1:
+        return "thumbs-down"
+    return ""
+
+
+def off_subject(answer: Answer) -> str:
+    """Return "off-subject" when an answer's first sentence does not name the question's
+    main term (its subject: the page's title or slug), else ""."""
+    if answer.kind != "answer" or answer.refused or not answer.subject:
+        return ""
+    first = re.split(r"(?<=[.!?])\s", answer.text.strip(), maxsplit=1)[0].lower()
+    names = {answer.subject.lower(), answer.subject.replace("-", " ").lower()}
+    names |= {c.title.lower() for c in answer.citations if c.slug == answer.subject}
+    flat = normalise(first)
+    if any(name and (name in first or normalise(name) in flat) for name in names):
+        return ""
+    return "off-subject"
 
 
 _WORDS = re.compile(r"[^\w\s]+")

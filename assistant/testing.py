@@ -155,6 +155,20 @@ class InMemoryIndex:
         """Return every unit, sorted by id, and the matrix of their vectors."""
         return list(self.units), self.matrix
 
+    def add_units(self, units: list[Chunk]) -> None:
+        """Upsert units (a staff FAQ entry) and bump built_at."""
+        ids = {u.id for u in units}
+        self._rebuild([u for u in self.units if u.id not in ids] + list(units))
+
+    def remove_chunk(self, chunk_id: str) -> None:
+        """Delete a chunk and its question and sentence units; bump built_at."""
+        self._rebuild([u for u in self.units
+                       if u.id != chunk_id and u.chunk_id != chunk_id])
+
+    def _rebuild(self, units: list[Chunk]) -> None:
+        self.__init__(units, self.embeddings, self._manifest.embedding_model,
+                      self._manifest.pages)
+
 
 def fake_assistant(settings: Settings | None = None, corpus: Corpus | None = None,
                    llm: Any = None) -> Assistant:

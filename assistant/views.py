@@ -44,6 +44,20 @@ class Gap:
     kinds: str  # e.g. "refusal, clarify"
     confidence: float  # the best confidence in the group
     examples: list[str] = field(default_factory=list)  # other wordings, most recent first
+    staff: str = ""  # the status of a staff answer to it ("draft", "published"), if any
+
+
+@dataclass(frozen=True)
+class StaffEntryRow:
+    """An answer written by support staff, as the console lists it."""
+
+    id: int
+    status: str
+    question: str
+    answer: str
+    slug: str
+    author: str
+    created: str
 
 
 @dataclass(frozen=True)
@@ -88,14 +102,17 @@ VIEWS: dict[str, View] = {v.name: v for v in (
           ("kind", "90px"), ("confidence", "90px"), ("cited", "12%"), ("total_ms", "80px"),
           ("page", "90px"), ("rating", "60px"))),
     View("gaps", "Gaps", Gap, "gaps",
-         (("count", "70px"), ("question", "30%"), ("examples", "35%"), ("kinds", "110px"),
-          ("confidence", "90px"), ("last_asked", "110px"))),
+         (("count", "70px"), ("question", "30%"), ("examples", "30%"), ("kinds", "110px"),
+          ("confidence", "90px"), ("last_asked", "110px"), ("staff", "90px"))),
     View("feedback", "Feedback", FeedbackRow, "feedback_rows",
          (("created", "110px"), ("rating", "60px"), ("comment", "22%"), ("question", "20%"),
           ("answer", "30%"), ("subject", "100px"), ("question_id", "80px"))),
     View("terms", "Most asked terms", TermCount, "top_terms",
          (("subject", "30%"), ("asks", "15%"), ("likes", "15%"), ("dislikes", "15%"),
           ("last_asked", "25%"))),
+    View("staff", "Staff answers", StaffEntryRow, "staff_rows",
+         (("id", "50px"), ("status", "90px"), ("question", "25%"), ("answer", "40%"),
+          ("slug", "120px"), ("author", "90px"), ("created", "110px"))),
 )}
 
 

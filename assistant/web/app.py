@@ -32,7 +32,7 @@ from ..views import VIEWS
 from .api import JsonApi
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import Console, export_routes
+from .console import Console, export_routes, staff_routes
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -198,7 +198,8 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
     if auth is not None:
         app.include_router(console_routes(auth, ADMIN, settings.trusted_proxies))
         app.include_router(export_routes(services.store, auth, ADMIN))
-        admin = Console(services.store, settings).build()
+        app.include_router(staff_routes(services.store, assistant, auth, ADMIN))
+        admin = Console(services.store, settings, assistant).build()
         gr.mount_gradio_app(app, admin, ADMIN, auth_dependency=auth.request_user,
                             **mount, **page_options(compact=True))
         policies.append(MountPolicy.of(ADMIN, admin))

@@ -11,17 +11,22 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import json
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
+from .. import staff
 from ..views import VIEWS, rows_to_table
 from .auth import ConsoleAuth
 from .chat import TITLE
 
 if TYPE_CHECKING:
+    from ..chain import Assistant
     from ..config import Settings
     from ..store import Store
 
@@ -40,9 +45,18 @@ def console_table(rows: list[Any], columns: list[str], clip: int = 300) -> list[
                 value = " | ".join(value)
             if isinstance(value, str) and len(value) > clip:
                 value = value[:clip - 1] + "…"
+            if isinstance(value, str):  # visitors and staff wrote these: never markup
+                value = html.escape(value, quote=False)
             cells.append(value)
         table.append(cells)
     return table
+
+
+def question_of(row: list[Any], columns: list[str]) -> str:
+    """Return the question of a clicked console row (cells as shown: escaped), or ""."""
+    if "question" not in columns or len(row) <= columns.index("question"):
+        return ""
+    return html.unescape(str(row[columns.index("question")])).rstrip("…")
 
 
 def retention_note(days: int) -> str:
@@ -56,9 +70,95 @@ def retention_note(days: int) -> str:
 class Console:
     """The support console page: the latest questions, gaps, feedback and terms."""
 
-    def __init__(self, store: Store, settings: Settings):
+    def __init__(self, store: Store, settings: Settings, assistant: Assistant | None = None):
         self.store = store
         self.settings = settings
+        self.assistant = assistant
+
+    # -- answering a gap -------------------------------------------------------------------
+
+    def pages(self) -> list[tuple[str, str]]:
+        """Return (title, slug) of every corpus page, for the page picker."""
+        if self.assistant is None:
+            return []
+        return sorted((p.title, p.slug) for p in self.assistant.corpus)
+
+    def save_answer(self, question: str, answer: str, slug: str, publish: bool,
+                    request: gr.Request | None = None) -> str:
+        """Store a staff answer (and publish it if asked); return a status line."""
+        if self.assistant is None:
+            return "Answering needs the assistant: this console is read-only."
+        author = getattr(request, "username", None) or "staff"
+        try:
+            entry = self.store.add_staff_entry(question, answer, slug, author,
+                                               self.assistant.corpus)
+            if publish:
+                entry = staff.publish(self.store, self.assistant.index,
+                                      self.assistant.retriever, self.assistant.corpus, entry.id)
+        except staff.StaffEntryError as exc:
+            return f"Not saved: {html.escape(str(exc), quote=False)}"
+        return f"Saved staff answer {entry.id} ({entry.status})."
+
+    def save_draft(self, question: str, answer: str, slug: str,
+                   request: gr.Request) -> str:
+        """Store a staff answer as a draft; return a status line."""
+        return self.save_answer(question, answer, slug, False, request)
+
+    def save_published(self, question: str, answer: str, slug: str,
+                       request: gr.Request) -> str:
+        """Store a staff answer and publish it; return a status line."""
+        return self.save_answer(question, answer, slug, True, request)
+
+    def set_published(self, entry_id: float | None, publish: bool) -> str:
+        """Publish or unpublish a staff answer by id; return a status line."""
+        if self.assistant is None or entry_id is None:
+            return "Give the id of a staff answer."
+        a = self.assistant
+        try:
+            entry = (staff.publish(self.store, a.index, a.retriever, a.corpus, int(entry_id))
+                     if publish else staff.unpublish(self.store, a.index, a.retriever,
+                                                     int(entry_id)))
+        except staff.StaffEntryError as exc:
+            return f"Not done: {html.escape(str(exc), quote=False)}"
+        return f"Staff answer {entry.id} is now {entry.status}."
+
+    def picker(self, view_name: str):
+        """Return the handler that copies a clicked row's question into the answer form."""
+        columns = [c for c, _ in VIEWS[view_name].columns]
+
+        def pick(evt: gr.SelectData) -> str:
+            return question_of(getattr(evt, "row_value", None) or [], columns)
+        return pick
+
+    def _answer_form(self) -> list[Any]:
+        gr.Markdown("### Answer a gap\nCopy a gap's question (or a disliked one), write 1 to "
+                    "3 sentences that each stand alone, pick the page, and publish: the next "
+                    "visitor asking it gets this answer first, marked *answered by support*. "
+                    "[Download published answers as a front-matter patch (YAML)]"
+                    "(staff/patch.yaml)", elem_id="answer-intro")
+        with gr.Row():
+            question = gr.Textbox(label="Question", max_length=staff.MAX_QUESTION,
+                                  elem_id="staff-question")
+            page = gr.Dropdown(choices=self.pages(), label="Page", elem_id="staff-page")
+        answer = gr.Textbox(label="Answer", lines=3, max_length=staff.MAX_ANSWER,
+                            elem_id="staff-answer")
+        with gr.Row():
+            save = gr.Button("Save draft", elem_id="staff-save")
+            publish = gr.Button("Save and publish", variant="primary", elem_id="staff-publish")
+            entry = gr.Number(label="Staff answer id", precision=0, elem_id="staff-id")
+            pub = gr.Button("Publish", elem_id="staff-pub")
+            unpub = gr.Button("Unpublish", elem_id="staff-unpub")
+        status = gr.Markdown(elem_id="staff-status")
+        self.question_box = question
+        save.click(self.save_draft, [question, answer, page], status,
+                   api_visibility="private")
+        publish.click(self.save_published, [question, answer, page], status,
+                      api_visibility="private")
+        pub.click(lambda i: self.set_published(i, True), entry, status,
+                  api_visibility="private")
+        unpub.click(lambda i: self.set_published(i, False), entry, status,
+                    api_visibility="private")
+        return [status]
 
     def refresh(self) -> list[dict[str, Any]]:
         """Return every view's table, newest or most frequent first."""
@@ -90,6 +190,13 @@ class Console:
                     # A plain link to the authenticated export route, relative to /admin/.
                     gr.Markdown(f"[Download {spec.label.lower()} (CSV)](export/{name}.csv)",
                                 elem_id=f"csv-{name}")
+                    if name == "staff" and self.assistant is not None:
+                        self._answer_form()
+            if self.assistant is not None:  # a gap or a disliked answer: click to answer it
+                for name, table in zip(VIEWS, tables, strict=True):
+                    if name in ("gaps", "feedback"):
+                        table.select(self.picker(name), None, self.question_box,
+                                     api_visibility="private")
             admin.load(self.refresh, None, tables, api_name="refresh")
             refresh.click(self.refresh, None, tables, api_visibility="private")
         admin.queue(max_size=16, default_concurrency_limit=2)
@@ -110,5 +217,60 @@ def export_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
             store.iter_csv(name), media_type="text/csv; charset=utf-8",
             headers={"content-disposition": f'attachment; filename="{name}.csv"',
                      "cache-control": "no-store"})
+
+    return router
+
+
+def staff_routes(store: Store, assistant: Assistant, auth: ConsoleAuth,
+                 prefix: str) -> APIRouter:
+    """Return the signed-in routes that add, publish, unpublish and export staff answers."""
+    router = APIRouter(prefix=f"{prefix}/staff", include_in_schema=False)
+
+    def signed_in(request: Request) -> str:
+        user = auth.request_user(request)
+        if user is None:
+            raise HTTPException(401, "Sign in to the support console first.")
+        return user
+
+    def run(action: Any) -> JSONResponse:
+        try:
+            entry = action()
+        except staff.StaffEntryError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse(dataclasses.asdict(entry), headers={"cache-control": "no-store"})
+
+    @router.post("")
+    async def add(request: Request) -> JSONResponse:
+        user = signed_in(request)
+        body = await request.json()
+        if not isinstance(body, dict):
+            raise HTTPException(400, "Send a JSON object.")
+        entry = run(lambda: store.add_staff_entry(
+            body.get("question", ""), body.get("answer", ""), body.get("slug", ""), user,
+            assistant.corpus))
+        if entry.status_code == 200 and body.get("publish"):
+            entry_id = json.loads(entry.body)["id"]
+            return run(lambda: staff.publish(store, assistant.index, assistant.retriever,
+                                             assistant.corpus, entry_id))
+        return entry
+
+    @router.post("/{entry_id}/publish")
+    def publish(entry_id: int, request: Request) -> JSONResponse:
+        signed_in(request)
+        return run(lambda: staff.publish(store, assistant.index, assistant.retriever,
+                                         assistant.corpus, entry_id))
+
+    @router.post("/{entry_id}/unpublish")
+    def unpublish(entry_id: int, request: Request) -> JSONResponse:
+        signed_in(request)
+        return run(lambda: staff.unpublish(store, assistant.index, assistant.retriever,
+                                           entry_id))
+
+    @router.get("/patch.yaml")
+    def patch(request: Request) -> PlainTextResponse:
+        signed_in(request)
+        return PlainTextResponse(staff.yaml_patch(store.staff_entries(status="published")),
+                                 media_type="text/yaml; charset=utf-8",
+                                 headers={"cache-control": "no-store"})
 
     return router

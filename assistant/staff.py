@@ -1,0 +1,166 @@
+"""Staff FAQ entries: answers support staff write in the console for questions the corpus
+missed, indexed at once as FAQ units of a page and exported as a front-matter patch.
+
+An entry's units have the shapes `corpus.chunk_page` gives a corpus FAQ item (the chunk in
+the main collection, the question and sentence vectors beside it), under ids of their own
+(`<slug>::staff::<id>...`) that a corpus FAQ can never take.
+
+Example:
+    >>> entry = store.add_staff_entry("Is InfiniBand expensive?", "InfiniBand ...", "infiniband",
+    ...                               author="ana")                     # doctest: +SKIP
+    >>> publish(store, index, retriever, corpus, entry.id)              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .corpus import FAQ_SECTION, Chunk, Corpus, Page
+from .index import STAFF_MARK
+from .text import dangling_reason, split_sentences
+
+if TYPE_CHECKING:
+    from .retrieve import Retriever
+    from .store import Store
+
+#: Longest question and answer staff may write (a corpus FAQ answer is 1-3 sentences).
+MAX_QUESTION = 300
+MAX_ANSWER = 1200
+MAX_SENTENCES = 3
+#: The line shown under an answer whose lead a staff entry gave.
+SUPPORT_NOTE = "Answered by support."
+
+
+class StaffEntryError(ValueError):
+    """A staff FAQ entry that cannot be saved, with the reason staff are shown."""
+
+
+@dataclass(frozen=True)
+class StaffEntry:
+    """One answer written by support staff for a page's FAQ."""
+
+    id: int
+    question: str
+    answer: str
+    slug: str
+    author: str
+    created: str
+    status: str  # "draft", "published" or "retired"
+
+    @property
+    def chunk_id(self) -> str:
+        """The id of the entry's FAQ chunk in the index."""
+        return f"{self.slug}{STAFF_MARK}{self.id}"
+
+
+def validate(question: str, answer: str, slug: str, corpus: Corpus) -> tuple[str, str, str]:
+    """Return the cleaned (question, answer, slug), or raise StaffEntryError saying why not."""
+    question = " ".join(str(question or "").split())
+    answer = " ".join(str(answer or "").split())
+    slug = str(slug or "").strip()
+    if not question:
+        raise StaffEntryError("The question is empty.")
+    if len(question) > MAX_QUESTION:
+        raise StaffEntryError(f"The question is longer than {MAX_QUESTION} characters.")
+    if not answer:
+        raise StaffEntryError("The answer is empty.")
+    if len(answer) > MAX_ANSWER:
+        raise StaffEntryError(f"The answer is longer than {MAX_ANSWER} characters.")
+    if slug not in corpus.pages:
+        raise StaffEntryError(f"There is no page {slug!r}.")
+    sentences = split_sentences(answer)
+    if not 1 <= len(sentences) <= MAX_SENTENCES:
+        raise StaffEntryError(f"The answer has {len(sentences)} sentences; "
+                              f"write 1 to {MAX_SENTENCES}.")
+    for i, sentence in enumerate(sentences, 1):
+        reason = dangling_reason(sentence)
+        if reason:
+            raise StaffEntryError(f"Sentence {i} {reason}: every sentence must stand alone.")
+    return question, answer, slug
+
+
+def staff_units(entry: StaffEntry, page: Page) -> list[Chunk]:
+    """Return the index units of an entry, shaped as chunk_page shapes a corpus FAQ item."""
+    common = {"slug": page.slug, "title": page.title, "kind": page.kind, "url": page.url}
+    cid = entry.chunk_id
+    units = [Chunk(id=cid, section=FAQ_SECTION, text=f"{entry.question} {entry.answer}",
+                   **common),
+             Chunk(id=f"{cid}::q", section=FAQ_SECTION, text=entry.question, unit="question",
+                   chunk_id=cid, position=entry.id, **common)]
+    for j, sentence in enumerate(split_sentences(entry.answer)):
+        # After every corpus sentence of the page, in entry order.
+        units.append(Chunk(id=f"{cid}::s{j}", section=FAQ_SECTION, text=sentence,
+                           unit="sentence", chunk_id=cid,
+                           position=100_000 + entry.id * 10 + j, **common))
+    return units
+
+
+def is_staff(unit_id: str) -> bool:
+    """True if an index unit id belongs to a staff FAQ entry."""
+    return STAFF_MARK in unit_id
+
+
+def publish(store: Store, index, retriever: Retriever | None, corpus: Corpus,
+            entry_id: int) -> StaffEntry:
+    """Index a stored entry as FAQ units of its page, mark it published, refresh retrieval."""
+    entry = store.staff_entry(entry_id)
+    if entry is None:
+        raise StaffEntryError(f"No staff entry {entry_id}.")
+    validate(entry.question, entry.answer, entry.slug, corpus)
+    index.add_units(staff_units(entry, corpus.pages[entry.slug]))
+    entry = store.set_staff_status(entry_id, "published")
+    if retriever is not None:
+        retriever.refresh()
+    return entry
+
+
+def unpublish(store: Store, index, retriever: Retriever | None, entry_id: int) -> StaffEntry:
+    """Remove an entry's units from the index, set it back to draft, refresh retrieval."""
+    entry = store.staff_entry(entry_id)
+    if entry is None:
+        raise StaffEntryError(f"No staff entry {entry_id}.")
+    index.remove_chunk(entry.chunk_id)
+    entry = store.set_staff_status(entry_id, "draft")
+    if retriever is not None:
+        retriever.refresh()
+    return entry
+
+
+def sync_after_ingest(store: Store, index, corpus: Corpus) -> list[int]:
+    """Re-add published entries after an ingest and retire those the corpus FAQ now holds.
+
+    Return the ids of the entries retired.
+    """
+    retired = []
+    for entry in store.staff_entries(status="published"):
+        page = corpus.pages.get(entry.slug)
+        merged = page is not None and any(
+            _same_question(item.q, entry.question) for item in page.faq)
+        if page is None or merged:
+            index.remove_chunk(entry.chunk_id)
+            store.set_staff_status(entry.id, "retired")
+            retired.append(entry.id)
+        else:
+            index.add_units(staff_units(entry, page))
+    return retired
+
+
+def _same_question(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()).rstrip("?") == " ".join(b.lower().split()).rstrip("?")
+
+
+def yaml_patch(entries: list[StaffEntry]) -> str:
+    """Return published entries as `faq:` items to add to each page's front matter (YAML)."""
+    import yaml
+
+    by_page: dict[str, list[dict[str, str]]] = {}
+    for entry in entries:
+        if entry.status == "published":
+            by_page.setdefault(entry.slug, []).append({"q": entry.question, "a": entry.answer})
+    parts = []
+    for slug, items in sorted(by_page.items()):
+        parts.append(f"# corpus page {slug}: add to its front matter's faq: list\n"
+                     + yaml.safe_dump({"faq": items}, sort_keys=False, allow_unicode=True,
+                                      width=88))
+    return "\n".join(parts)
