@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .text import dangling_reason, split_sentences
+from .text import dangling_reason, split_sentences, table_sentences
 
 GLOSSARY_SECTIONS = ("Definition", "Why it matters", "How it works", "Example",
                      "Common mistake", "Related terms")
@@ -26,7 +26,7 @@ FAQ_RANGE = (2, 8)
 BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
 FAQ_SECTION = "FAQ"
 #: Bumped when chunking changes, so that every page is re-embedded once.
-CHUNKER_VERSION = "5"
+CHUNKER_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,8 @@ def chunk_page(page: Page) -> list[Chunk]:
         nonlocal position
         cid = f"{page.slug}::{anchor(section) or 'intro'}::{part}"
         chunks.append(Chunk(id=cid, section=section, text=text, **common))
-        for i, sentence in enumerate(split_sentences(text)):
+        # A table's rows are quoted as sentences that name their columns (text.py).
+        for i, sentence in enumerate(split_sentences(text) + table_sentences(text, page.title)):
             chunks.append(Chunk(id=f"{cid}::s{i}", section=section, text=sentence,
                                 unit="sentence", chunk_id=cid, position=position, **common))
             position += 1
@@ -232,7 +233,8 @@ def chunk_page(page: Page) -> list[Chunk]:
         section = doc.metadata.get("section", "")
         if section == "Related terms":
             continue  # a list of links, no answer in it
-        for part, text in enumerate(sizer.split_text(doc.page_content)):
+        # A table is one piece, whatever its length, so that every row keeps its header.
+        for part, text in enumerate(_pieces(sizer, doc.page_content)):
             add(section or "Intro", part, text.strip())
     for i, item in enumerate(page.faq):
         cid = f"{page.slug}::faq::{i}"
@@ -246,6 +248,23 @@ def chunk_page(page: Page) -> list[Chunk]:
                                 unit="sentence", chunk_id=cid, position=1000 + position, **common))
             position += 1
     return chunks
+
+
+def _pieces(sizer, text: str) -> list[str]:
+    """Cut a section into chunks of about the sizer's size, never inside a table."""
+    parts = re.split(r"((?:^\|.*\n?)+)", text, flags=re.M)
+    out: list[str] = []
+    for part in parts:
+        if not part.strip():
+            continue
+        if part.lstrip().startswith("|"):
+            if out and len(out[-1]) + len(part) <= sizer._chunk_size:
+                out[-1] = f"{out[-1]}\n\n{part.strip()}"
+            else:
+                out.append(part.strip())
+        else:
+            out.extend(sizer.split_text(part))
+    return out
 
 
 def _keep_paragraphs(body: str) -> str:

@@ -119,8 +119,9 @@ def _names(page: Page) -> re.Pattern[str]:
 def _names_rx(slug: str, title: str, aliases: tuple[str, ...]) -> re.Pattern[str]:
     names = sorted({n for n in (title, slug.replace("-", " "), *aliases) if len(n) >= 2},
                    key=len, reverse=True)
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")(?![\w-])",
-                      re.I)
+    # A plural names the term too ("standby subnet managers").
+    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in names)
+                      + r")(?:s|es)?(?![\w-])", re.I)
 
 
 def names_page(sentence: str, page: Page | None) -> bool:

@@ -112,19 +112,36 @@ UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "value": (_rx(r"\b(what\s*(is|'s|s)|whats)\s+(a|an|the)\s+(good|typical|normal|healthy|"
                   r"reasonable|realistic|usual|target)\b"),
               _rx(r"\d")),
+    "frequency": (_rx(r"\bhow\s+often\b|\bhow\s+frequently\b|\bfrequency\b"),
+                  _rx(r"\b(per|every|each)\s+(\d[\d,.]*\s*)?(µs|us|microseconds?|ms|"
+                      r"milliseconds?|seconds?|minutes?|hours?|days?|time\s+window|step)\b|"
+                      r"\d\s*(times|x)\s+(per|a|an|every)\b|\bonce\s+(per|every|a)\b|"
+                      r"\d\s*(µs|microseconds?|ms\b|milliseconds?|hz|khz|mhz)")),
     "ratio": (_rx(r"\b(how\s+much\s+(faster|slower|more|less|higher|lower)|what\s+share|what\s+"
                   r"percent(age)?|what\s+fraction|ratio)\b"),
               _rx(r"\d\s*(×|x\b|times|percent|%)|\b(twice|half|double)\b")),
 }
-_QUANTITY = _rx(r"\bhow\s+(fast|many|much|long|big|far|quick|large|small|high|low)\b|\b(which|"
-                r"what)\s+(udp\s+|tcp\s+)?(port|speed|bandwidth|latency|mtu|size|rate|"
+_QUANTITY = _rx(r"\bhow\s+(fast|many|much|long|big|far|quick|large|small|high|low|often)\b|"
+                r"\b(which|what)\s+(udp\s+|tcp\s+)?(port|speed|bandwidth|latency|mtu|size|rate|"
                 r"generation|version)\b|\bwhat\s+is\s+the\s+(bandwidth|latency|speed|throughput|"
                 r"mtu|reach|power|size|port)\b|\b(bandwidth|latency|throughput|speed|mtu)\s+of\b")
 
 
+_HOW_MANY = _rx(r"\bhow\s+many\s+(?P<what>[\w/]+)")
+
+
 def asked_units(question: str) -> tuple[str, ...]:
-    """Return the kinds of quantity a question asks for ("bandwidth", "count", ...)."""
-    return tuple(name for name, (asks, _) in UNIT_PATTERNS.items() if asks.search(question))
+    """Return the kinds of quantity a question asks for ("bandwidth", "count", ...).
+
+    "How many watts" asks for power, not for a count: a count is dropped when what is
+    counted is itself a unit.
+    """
+    units = tuple(name for name, (asks, _) in UNIT_PATTERNS.items() if asks.search(question))
+    counted = _HOW_MANY.search(question)
+    if counted and "count" in units and any(
+            UNIT_PATTERNS[u][0].search(counted.group("what")) for u in units if u != "count"):
+        units = tuple(u for u in units if u != "count")
+    return units
 
 
 def has_unit(sentence: str, units: tuple[str, ...]) -> bool:

@@ -18,9 +18,10 @@ from .draft import (
     coverage_parts,
     names_page,
 )
-from .intent import Intent, has_unit
+from .intent import UNIT_PATTERNS, Intent, has_unit
 from .polarity import reading
 from .retrieve import MEASURES
+from .text import numbers_in
 from .words import _STOP_WORDS, residual_words, stem, stems_of
 
 if TYPE_CHECKING:
@@ -158,21 +159,83 @@ FACT_FOR_UNIT = {"bandwidth": "typical_bandwidth", "latency": "latency"}
 MEASURE_PAGES = MEASURES  # pages that name a measure (retrieve.py)
 
 
+#: Words of a quantity question that ask for the measure ("how many watts", "did it have"):
+#: the unit check stands for them, so they do not choose between sentences.
+_MEASURE_WORDS = frozenset(stem(w) for w in """many much have has had total number amount
+    bandwidth bandwith speed rate throughput gbps tbps watts power capacity size latency delay
+    long far reach big large fast figure value take takes across often""".split())
+
+
+#: A model named by a word and a number: "Tomahawk 6", "ConnectX-8", "NVLink 5", "Gen6".
+_MODEL = re.compile(r"\b([a-z][a-z]+)[\s-]?(\d{1,2})(?![\w./%×]|,\d)", re.I)
+_NOT_MODEL = _STOP_WORDS | {"over", "under", "across", "between", "around", "than", "only",
+                            "all", "top", "first", "last", "about", "per", "every", "each",
+                            "up", "down", "by", "x"}
+
+
+def models(text: str) -> dict[str, set[str]]:
+    """The models a text names, as {word: {numbers}} ("Tomahawk 5 and Tomahawk 6")."""
+    out: dict[str, set[str]] = {}
+    for match in _MODEL.finditer(text):
+        word = match.group(1).lower()
+        if word not in _NOT_MODEL:
+            out.setdefault(word, set()).add(match.group(2))
+    return out
+
+
+def _model_fit(asked: dict[str, set[str]], sentence: str) -> float:
+    """+1 for each asked model the sentence names, -1 for each it names as another number."""
+    said = models(sentence)
+    fit = 0.0
+    for word, numbers in asked.items():
+        if said.get(word, set()) & numbers:
+            fit += 1
+        elif said.get(word):
+            fit -= 1
+    return fit
+
+
+def _nearness(sentence: str, asked: frozenset[str], units: tuple[str, ...]) -> float:
+    """1 when a figure in the asked unit sits within a few words of an asked word ("EDR ...
+    100 Gb/s"), less the further apart they are, 0 when the sentence has no such pair."""
+    if not asked:
+        return 0.0
+    lowered = sentence.lower()
+    spots = [m.start() for m in _TOKEN.finditer(lowered) if stem(m.group()) in asked]
+    figures = [m.start() for u in units if u in UNIT_PATTERNS
+               for m in UNIT_PATTERNS[u][1].finditer(sentence)]
+    if not spots or not figures:
+        return 0.0
+    gap = min(len(_TOKEN.findall(lowered[min(a, b):max(a, b)])) for a in spots for b in figures)
+    return 1.0 if gap <= 6 else 0.5 if gap <= 12 else 0.0
+
+
 def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
-    """A quantity: the sentence that names the subject and a number in the asked unit."""
+    """A quantity: the sentence that names the subject and a number in the asked unit, the
+    number said of the model asked about ("Tomahawk 6", not "Tomahawk 5")."""
     units = draft.shape.units
     things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
     with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
     # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
-    asked = draft.words | draft.qualifiers
+    asked = (draft.words | draft.qualifiers) - _MEASURE_WORDS
+    named = models(draft.question)
+    # The figures the question gives ("10 GB across 8 GPUs") pick the worked case that
+    # uses them.
+    given = set(numbers_in(_MODEL.sub(
+        lambda m: m.group(0) if m.group(1).lower() in _NOT_MODEL else " ", draft.question)))
     def share(c: Candidate) -> float:
-        return len(asked & stems_of(c.sentence.text)) / len(asked) if asked else 0.0
+        hits = (len(asked & stems_of(c.sentence.text)) + _model_fit(named, c.sentence.text)
+                + len(given & set(numbers_in(c.sentence.text))))
+        total = len(asked) + len(named) + len(given)
+        return hits / total if total else 0.0
     shares = {id(c): share(c) for c in with_unit}
     most = max(shares.values(), default=0.0)
     if most > 0:
         with_unit = [c for c in with_unit if shares[id(c)] == most]
-    best = _best(draft, with_unit, lambda c: float(any(names_page(c.sentence.text, p)
-                                                       for p in things)))
+    def fit(c: Candidate) -> float:
+        return (float(any(names_page(c.sentence.text, p) for p in things))
+                + _nearness(c.sentence.text, asked, units))
+    best = _best(draft, with_unit, fit)
     if best is not None and (not things or any(names_page(best.sentence.text, p)
                                                for p in things)):
         return best.sentence

@@ -79,7 +79,10 @@ def reading(sentence: str, covered: Callable[[str], float], negated: bool = Fals
         for clause in parts:
             if _ONLY.search(clause) and covered(clause) >= COVER_NEGATION:
                 return "No"
-    if _NEGATION.search(sentence):
+    negating = [clause for clause in parts if _NEGATION.search(clause)]
+    if _NEGATION.search(sentence) and (not negating or any(covered(c) != 0 for c in negating)):
+        # A negation in a clause about the question: not a plain Yes. One in a clause about
+        # something else ("..., because a fabric without a master cannot recover") is no bar.
         return None
     for clause in parts:
         if not _HEDGE.search(clause) and covered(clause) >= COVER_AFFIRM:

@@ -110,6 +110,56 @@ def split_sentences(text: str) -> list[str]:
     return [clean_inline(s) for s in out if len(s.split()) >= 3]
 
 
+_CELL_EMPTY = frozenset({"", "-", "—", "–", "n/a"})
+
+
+def table_sentences(text: str, name: str) -> list[str]:
+    """Return each row of the Markdown tables in a passage as a sentence that stands alone.
+
+    A row is said with its column names, after the thing the table is about (`name`, the
+    page's title) unless the row's first cell names it already:
+    "EDR (InfiniBand generations): per-lane rate 25 Gb/s; 4x port speed 100 Gb/s."
+    """
+    rows: list[list[str]] = []
+    out: list[str] = []
+
+    def flush() -> None:
+        if len(rows) >= 2:
+            header, *body = rows
+            for cells in body:
+                out.extend(_row_sentence(header, cells, name))
+        rows.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            flush()
+            continue
+        cells = [clean_inline(c.strip()) for c in stripped.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue  # the line under the header
+        rows.append(cells)
+    flush()
+    return out
+
+
+def _row_sentence(header: list[str], cells: list[str], name: str) -> list[str]:
+    if not cells or cells[0].lower() in _CELL_EMPTY:
+        return []
+    said = [f"{_column(h)} {c}" for h, c in zip(header[1:], cells[1:], strict=False)
+            if c.lower() not in _CELL_EMPTY and h]
+    if not said:
+        return []
+    lead = cells[0] if term_key(name) in term_key(cells[0]) else f"{cells[0]} ({name})"
+    return [f"{lead}: {'; '.join(said)}".rstrip(".") + "."]
+
+
+def _column(header: str) -> str:
+    first = header.split(" ", 1)[0]
+    return header if first.isupper() or any(ch.isdigit() for ch in first) else (
+        header[:1].lower() + header[1:])
+
+
 def split_answer_sentences(text: str) -> list[str]:
     """Split answer text into sentences, each keeping its markers; lines count as sentences."""
     out = []

@@ -45,6 +45,19 @@ def test_units_asked_and_units_stated():
     assert has_unit("RoCE v2 uses UDP destination port 4791.", ("port",))
 
 
+def test_a_count_of_a_unit_asks_for_that_unit():
+    assert asked_units("how many watts does an 800g optical module use") == ("power",)
+    assert asked_units("how many gbps is edr infiniband") == ("bandwidth",)
+    assert "count" in asked_units("how many switches for 1024 gpus at 400 gb/s")
+
+
+def test_how_often_asks_for_a_frequency():
+    shape = classify("how often can a nic send a cnp in dcqcn")
+    assert shape.intent is Intent.QUANTITY and shape.units == ("frequency",)
+    assert has_unit("It sends at most one CNP per flow per 50 microseconds.", ("frequency",))
+    assert not has_unit("The sender lowers its rate when a CNP arrives.", ("frequency",))
+
+
 def test_classify_never_raises_on_odd_input():
     for text in ["", "   ", "???", "a" * 5000, "\u202e\u0000 is it", "¿Qué es RDMA?"]:
         assert isinstance(classify(text).intent, Intent)

@@ -11,6 +11,7 @@ from assistant.text import (
     split_sentences,
     stands_alone,
     strip_markers,
+    table_sentences,
     term_key,
 )
 
@@ -82,3 +83,17 @@ def test_complete_prefix_waits_for_the_end_of_a_sentence():
 def test_term_key_keeps_letters_and_digits_only():
     assert term_key("RoCE-v2 (RDMA)") == "roce v2 rdma"
     assert term_key("  GB200_NVL72 ") == "gb200 nvl72"
+
+
+def test_table_rows_become_sentences_that_name_their_columns():
+    table = ("Speeds by generation:\n\n| Generation | Per-lane rate | 4x port |\n|---|---|---|\n"
+             "| EDR | 25 Gb/s | 100 Gb/s |\n| NDR | 100 Gb/s | — |\n\nAfter the table.")
+    assert table_sentences(table, "InfiniBand generations") == [
+        "EDR (InfiniBand generations): per-lane rate 25 Gb/s; 4x port 100 Gb/s.",
+        "NDR (InfiniBand generations): per-lane rate 100 Gb/s."]
+    # A row that names the page's subject needs no reminder of it; no table, no sentences.
+    assert table_sentences("| Generation | Total |\n|---|---|\n| NVLink 5 | 1.8 TB/s |",
+                           "NVLink") == ["NVLink 5: total 1.8 TB/s."]
+    assert table_sentences("No table here.", "NVLink") == []
+    for sentence in table_sentences(table, "InfiniBand generations"):
+        assert stands_alone(sentence)
