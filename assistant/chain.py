@@ -368,10 +368,12 @@ class Assistant:
         common = dict(retrieved=[lesson_slug] if lesson_slug else [], subject=lesson_slug,
                       suggestions=follow_ups(self.corpus, lesson_slug))
         if outcome.error or outcome.missing:
-            intro = t["clarify_intro"].format(tool_label=label)
+            # What the given inputs already work out to leads; else what was understood.
+            so_far = spec.so_far(outcome.args) if spec and outcome.missing else None
+            intro = so_far or t["clarify_intro"].format(tool_label=label)
             text = f"{intro}{mark}"
             known = calculators.describe_inputs(request.tool, outcome.args)
-            if known:
+            if known and not so_far:
                 text += " " + t["understood"].format(inputs=known)
             if outcome.error:
                 text += f" {t['error_intro']}: {outcome.error}."

@@ -11,7 +11,7 @@ from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
 from .text import stands_alone
-from .words import residual_words, stems_of
+from .words import model_fit, models, residual_words, stems_of
 
 if TYPE_CHECKING:
     pass
@@ -113,8 +113,11 @@ def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:
     theirs = {m.slug for m in draft.retriever.terms.find(faq.question)}
     asked_part = (draft.words < residual_words(faq.question, draft.retriever)
                   or bool(theirs - draft.terms - {faq.slug}))
-    if len(chosen) == 2 and asked_part and not _POLAR.match(first.text):
-        if coverage(draft, chosen[1].text) > coverage(draft, chosen[0].text):
+    if len(chosen) == 2 and not _POLAR.match(first.text):
+        # "how many switch chips in a GB200 NVL72" of an FAQ answered for HGX H100 first
+        asked = models(draft.question)
+        if model_fit(asked, chosen[1].text) > model_fit(asked, chosen[0].text) or (
+                asked_part and coverage(draft, chosen[1].text) > coverage(draft, chosen[0].text)):
             chosen.reverse()
     return chosen
 

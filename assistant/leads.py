@@ -22,7 +22,16 @@ from .intent import UNIT_PATTERNS, Intent, has_unit
 from .polarity import reading
 from .retrieve import MEASURES
 from .text import numbers_in
-from .words import _STOP_WORDS, residual_words, stem, stems_of
+from .words import (
+    _STOP_WORDS,
+    MODEL,
+    NOT_MODEL,
+    model_fit,
+    models,
+    residual_words,
+    stem,
+    stems_of,
+)
 
 if TYPE_CHECKING:
     from .retrieve import Retriever
@@ -166,35 +175,6 @@ _MEASURE_WORDS = frozenset(stem(w) for w in """many much have has had total numb
     long far reach big large fast figure value take takes across often""".split())
 
 
-#: A model named by a word and a number: "Tomahawk 6", "ConnectX-8", "NVLink 5", "Gen6".
-_MODEL = re.compile(r"\b([a-z][a-z]+)[\s-]?(\d{1,2})(?![\w./%×]|,\d)", re.I)
-_NOT_MODEL = _STOP_WORDS | {"over", "under", "across", "between", "around", "than", "only",
-                            "all", "top", "first", "last", "about", "per", "every", "each",
-                            "up", "down", "by", "x"}
-
-
-def models(text: str) -> dict[str, set[str]]:
-    """The models a text names, as {word: {numbers}} ("Tomahawk 5 and Tomahawk 6")."""
-    out: dict[str, set[str]] = {}
-    for match in _MODEL.finditer(text):
-        word = match.group(1).lower()
-        if word not in _NOT_MODEL:
-            out.setdefault(word, set()).add(match.group(2))
-    return out
-
-
-def _model_fit(asked: dict[str, set[str]], sentence: str) -> float:
-    """+1 for each asked model the sentence names, -1 for each it names as another number."""
-    said = models(sentence)
-    fit = 0.0
-    for word, numbers in asked.items():
-        if said.get(word, set()) & numbers:
-            fit += 1
-        elif said.get(word):
-            fit -= 1
-    return fit
-
-
 def _nearness(sentence: str, asked: frozenset[str], units: tuple[str, ...]) -> float:
     """1 when a figure in the asked unit sits within a few words of an asked word ("EDR ...
     100 Gb/s"), less the further apart they are, 0 when the sentence has no such pair."""
@@ -221,10 +201,11 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     named = models(draft.question)
     # The figures the question gives ("10 GB across 8 GPUs") pick the worked case that
     # uses them.
-    given = set(numbers_in(_MODEL.sub(
-        lambda m: m.group(0) if m.group(1).lower() in _NOT_MODEL else " ", draft.question)))
+    given = set(numbers_in(MODEL.sub(
+        lambda m: m.group(0) if (m.group(1) or m.group(3)).lower() in NOT_MODEL else " ",
+        draft.question)))
     def share(c: Candidate) -> float:
-        hits = (len(asked & stems_of(c.sentence.text)) + _model_fit(named, c.sentence.text)
+        hits = (len(asked & stems_of(c.sentence.text)) + model_fit(named, c.sentence.text)
                 + len(given & set(numbers_in(c.sentence.text))))
         total = len(asked) + len(named) + len(given)
         return hits / total if total else 0.0

@@ -88,3 +88,34 @@ def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
     words = {stem(w) for w in _TOKEN.findall(_speeds(lowered)) if w not in _STOP_WORDS
              and len(w) > 1}
     return frozenset(w for w in words if w)
+
+
+#: A model named by a word and a number ("Tomahawk 6", "ConnectX-8", "NVLink 5", "Gen6") or
+#: by a product code ("H100", "GB200", "NVL72").
+MODEL = re.compile(r"\b([a-z][a-z]+)[\s-]?(\d{1,2})(?![\w./%×]|,\d)|\b([a-z]{1,4})(\d{2,4})\b",
+                   re.I)
+NOT_MODEL = _STOP_WORDS | {"over", "under", "across", "between", "around", "than", "only",
+                           "all", "top", "first", "last", "about", "per", "every", "each",
+                           "up", "down", "by", "x"}
+
+
+def models(text: str) -> dict[str, set[str]]:
+    """The models a text names, as {word: {numbers}} ("Tomahawk 5 and Tomahawk 6")."""
+    out: dict[str, set[str]] = {}
+    for match in MODEL.finditer(text):
+        word = (match.group(1) or match.group(3)).lower()
+        if word not in NOT_MODEL:
+            out.setdefault(word, set()).add(match.group(2) or match.group(4))
+    return out
+
+
+def model_fit(asked: dict[str, set[str]], sentence: str) -> float:
+    """+1 for each asked model the sentence names, -1 for each it names as another number."""
+    said = models(sentence)
+    fit = 0.0
+    for word, numbers in asked.items():
+        if said.get(word, set()) & numbers:
+            fit += 1
+        elif said.get(word):
+            fit -= 1
+    return fit

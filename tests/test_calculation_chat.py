@@ -65,3 +65,17 @@ def test_the_kwh_question_is_answered_by_the_power_calculator(fake_bot):
     assert answer.text.startswith("$2,150.40 of electricity for 100 h")
     assert "0.12 per GPU-hour" not in answer.text
     assert [c.slug for c in answer.citations] == ["power-and-facility-cost"]
+
+
+def test_a_missing_price_is_asked_for_after_what_the_rest_works_out_to(fake_bot):
+    answer = fake_bot.ask("What would 256 GPUs for 100 hours cost?")
+    assert answer.kind == "clarify" and not answer.tool_calls
+    first, _, rest = answer.text.partition("[1]")
+    assert "25,600 GPU-hours" in first
+    assert "price per GPU-hour" in rest and rest.strip().endswith("?")
+
+
+def test_nothing_is_worked_out_before_the_inputs_allow_it(fake_bot):
+    answer = fake_bot.ask("How much would 256 GPUs cost?")
+    assert answer.kind == "clarify"
+    assert "GPU-hours" not in answer.text.split("[1]")[0]

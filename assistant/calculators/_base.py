@@ -358,6 +358,11 @@ class Calculator:
         """Whether the question asks for this calculation even without money words."""
         return False
 
+    def so_far(self, args: Mapping[str, Any]) -> str | None:
+        """What the inputs given already work out to, said before asking for the rest
+        ("256 GPUs for 100 hours is 25,600 GPU-hours"), or None."""
+        return None
+
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         """The inputs a question gives, and notes on how they were read."""
         return simple_args(w, self.input_names, self.input_of)

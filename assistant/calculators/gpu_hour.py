@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -20,6 +21,7 @@ from assistant.calculators._base import (
     MAX_HOURS,
     MAX_PRICE_PER_GPU_HOUR,
     Calculator,
+    CalculatorError,
     Inputs,
     Result,
     Unit,
@@ -94,6 +96,17 @@ class _GpuHourCost(Calculator):
         if "hours" not in args and HOURLY.search(w.unread):
             args["hours"] = 1.0
         return args, notes
+
+    def so_far(self, args: Mapping[str, Any]) -> str | None:
+        if "price_per_gpu_hour" in args or not {"gpus", "hours"} <= set(args):
+            return None
+        try:
+            g = check(GpuHourCostInput, "gpus", args["gpus"])
+            h = check(GpuHourCostInput, "hours", args["hours"])
+        except CalculatorError:
+            return None
+        return (f"{gpus_text(g)} for {format_number(h)} h is {format_number(g * h)} GPU-hours, "
+                f"so the cost is {format_number(g * h)} × the price per GPU-hour.")
 
 
 CALCULATOR = _GpuHourCost(
