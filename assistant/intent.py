@@ -102,7 +102,8 @@ UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                                                          r"five|six|eight|sixteen)\b")),
     "power": (_rx(r"\b(power|watts?|kw|how\s+much\s+energy|electricity)\b"),
               _rx(r"\d\s*(w\b|watts?|kw\b|kilowatts?|kwh|mw\b|megawatts?)")),
-    "size": (_rx(r"\b(mtu|how\s+big|size|bytes?|how\s+much\s+memory|capacity)\b"),
+    "size": (_rx(r"\b(mtu|how\s+big|size|bytes?|how\s+much\s+(memory|buffer)|capacity|"
+                 r"headroom)\b"),
              _rx(r"\d\s*(bytes?|kb\b|mb\b|gb\b|tb\b|kib|mib|gib)|\b\d{3,5}\b")),
     "distance": (_rx(r"\b(reach|how\s+far|distance|how\s+long\s+(can|is|are|may)\b|length)\b"),
                  _rx(r"\d\s*(m\b|meters?|metres?|km\b|kilometers?)")),
@@ -158,6 +159,11 @@ _WHAT_MEASURE = _rx(r"^(what\s*(is|'s|s|are)|whats)\s+(the|a|an)\s+([\w.'-]+\s+)
                     r"port|draw)\b")
 
 
+#: A "what is" question that gives a figure for its case asks for a value, not a definition.
+_GIVEN_FIGURE = _rx(r"^(what\s*(is|'s|s|are)|whats)\s+the\b.*\b(for|with|on|at|across|over)\s+"
+                    r"(a\s+|an\s+)?\d[\d,.]*\s*[a-z]*\b")
+
+
 def classify(question: str, comparing: bool = False) -> Shape:
     """Decide what kind of question this is; `comparing` when two terms are compared."""
     q = " ".join(question.strip().split())
@@ -172,6 +178,9 @@ def classify(question: str, comparing: bool = False) -> Shape:
         return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
     if comparing or _COMPARE.search(q):
         return Shape(Intent.COMPARISON, units)
+    if _DEFINITION.search(q) and _GIVEN_FIGURE.search(q) and not _COST.search(q):
+        # "what's the ring all-reduce traffic factor for 8 GPUs": a value for a case
+        return Shape(Intent.QUANTITY, units or ("value",))
     measured = units and set(units) != {"money"}
     if measured and (_QUANTITY.search(q) or _BARE.match(q) or _WHAT_MEASURE.match(q)
                      or "value" in units):

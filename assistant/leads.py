@@ -340,7 +340,8 @@ _JUDGEMENTS = (
 )
 
 
-_UNIVERSAL = re.compile(r"\b(all|every|each|any|always)\b", re.I)
+_UNIVERSAL = re.compile(r"\b(all|every|each|any|always|ever|literally|completely|entirely|"
+                        r"totally|zero)\b", re.I)
 
 
 #: Opposites: a sentence that says "below" where the question says "above" answers another
@@ -370,6 +371,10 @@ _ANTONYMS = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})", re.I
     ("lossless", r"lossy|drops?\s+(packets|frames)|loses\s+packets"),
     ("lossy", r"lossless"),
     ("routable", r"cannot\s+be\s+routed|not\s+routable|cannot\s+leave\s+one\s+layer-2"),
+    # "is electricity a big part of the rental price?" - "under 2 percent of" it
+    (r"(big|large|major|significant|huge|substantial)\s+(part|share|portion|fraction|chunk)",
+     r"small\s+(part|share|portion|fraction)|(under|less\s+than|below)\s+\d+(\.\d+)?\s*"
+     r"(percent|%)|negligible|minor\s+(part|share)"),
 ))
 
 
@@ -387,7 +392,7 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
         others = [p for p in others if not asks.search(" ".join((p.title, *p.aliases)))]
         if not all(names_page(sentence, p) for p in others):
             continue
-        rest = draft.words - {stem(said.group(1))}
+        rest = draft.words - stems_of(said.group(0))
         if not rest or len(rest & stems_of(sentence)) * 2 >= len(rest):
             return True
     return False

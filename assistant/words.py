@@ -17,7 +17,8 @@ in into is it its me my of on or our so than that the their them then there thes
 to was we what whats when where which who why will with you your vs versus about explain tell
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
-means meaning called exactly like too even ever anyway again go goes going out""".split())
+means meaning called exactly like too even ever anyway again go goes going out literally
+basically""".split())
 
 
 #: Words visitors use for the corpus's own words ("NIC" where the corpus says adapter).
@@ -27,7 +28,7 @@ SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "serv
             "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
             "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
             "client": "customer", "normal": "standard", "module": "transceiver",
-            "optic": "transceiver"}
+            "optic": "transceiver", "lost": "drop", "lose": "drop", "loss": "drop"}
 
 
 @cache

@@ -58,6 +58,13 @@ def test_how_often_asks_for_a_frequency():
     assert not has_unit("The sender lowers its rate when a CNP arrives.", ("frequency",))
 
 
+def test_what_is_with_a_given_figure_asks_for_a_value():
+    assert classify("whats the ring allreduce traffic factor for 8 gpus").intent is Intent.QUANTITY
+    assert classify("how much pfc headroom for a 400g port").units == ("size",)
+    assert classify("what is a 400g port").intent is Intent.DEFINITION
+    assert classify("what is the cost for 256 gpus").intent is not Intent.QUANTITY
+
+
 def test_classify_never_raises_on_odd_input():
     for text in ["", "   ", "???", "a" * 5000, "\u202e\u0000 is it", "¿Qué es RDMA?"]:
         assert isinstance(classify(text).intent, Intent)
