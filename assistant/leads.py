@@ -21,7 +21,7 @@ from .draft import (
 from .intent import UNIT_PATTERNS, Intent, has_unit
 from .polarity import reading
 from .retrieve import MEASURES
-from .text import numbers_in
+from .text import numbers_in, stands_alone
 from .words import (
     _STOP_WORDS,
     MODEL,
@@ -196,9 +196,14 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     units = draft.shape.units
     things = [draft.corpus.pages[s] for s in sorted(draft.terms - MEASURE_PAGES)]
     with_unit = [c for c in pool if has_unit(c.sentence.text, units)]
+    named = models(draft.question)
+    if named:
+        # "how many NICs does a DGX H100 have": the figure may be on a page the question
+        # did not retrieve; look for the model's figures across the corpus.
+        with_unit += [c for c in _model_candidates(draft, named)
+                      if has_unit(c.sentence.text, units)]
     # The question's other words pick the figure: "on Blackwell", "EDR", "Gen6", "links".
     asked = (draft.words | draft.qualifiers) - _MEASURE_WORDS
-    named = models(draft.question)
     # The figures the question gives ("10 GB across 8 GPUs") pick the worked case that
     # uses them.
     given = set(numbers_in(MODEL.sub(
@@ -224,6 +229,16 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     if fact is not None:
         return fact
     return best.sentence if best else lead_general(draft, pool)
+
+
+def _model_candidates(draft: Draft, named: dict[str, set[str]]) -> list[Candidate]:
+    """Sentences outside the focus pages that name an asked model, scored by similarity."""
+    focus = set(draft.focus)
+    slugs = [slug for slug in draft.corpus.pages if slug not in focus and any(
+        model_fit(named, s.text) > 0 for s in draft.retriever.sentences_of_page(slug))]
+    return [Candidate(sentence, sim, sim)
+            for sentence, sim in draft.retriever.sentences_for(slugs, draft.retrieval.vector)
+            if model_fit(named, sentence.text) > 0 and stands_alone(sentence.text)]
 
 
 def fact_sentence(pages: list[Page], units: tuple[str, ...]) -> Chunk | None:

@@ -103,11 +103,20 @@ NOT_MODEL = _STOP_WORDS | {"over", "under", "across", "between", "around", "than
 def models(text: str) -> dict[str, set[str]]:
     """The models a text names, as {word: {numbers}} ("Tomahawk 5 and Tomahawk 6")."""
     out: dict[str, set[str]] = {}
+    for word, number in _models(text):
+        out.setdefault(word, set()).add(number)
+    return out
+
+
+@cache
+def _models(text: str) -> tuple[tuple[str, str], ...]:
+    # Cached: every quantity question naming a model reads the corpus's sentences for it.
+    out = []
     for match in MODEL.finditer(text):
         word = (match.group(1) or match.group(3)).lower()
         if word not in NOT_MODEL:
-            out.setdefault(word, set()).add(match.group(2) or match.group(4))
-    return out
+            out.append((word, match.group(2) or match.group(4)))
+    return tuple(out)
 
 
 def model_fit(asked: dict[str, set[str]], sentence: str) -> float:
