@@ -31,6 +31,7 @@ from .compose import (
 from .config import Settings
 from .inputs import Message, clean_history, clean_text
 from .intent import Intent, classify
+from .retrieve import MEASURES
 from .text import MARKER
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ _PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one
 # the term named in the same clause.
 _ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|get|want)"
                   r"\s+(one|ones)\b(?!\s+of\b)", re.I)
+# "what about the latency?" after RDMA: a measure asked of the previous turn's thing.
+_ABOUT = re.compile(r"^(and|so|ok(ay)?,?)?\s*(what|how)\s+about\b|^and\s+(the|its)\s+\w+\s*\??$",
+                    re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -259,6 +263,9 @@ class Assistant:
             # "does it work between servers too?": the previous turn's term. A longer
             # question with no term keeps the previous term only as a hint (see _retrieve).
             return (previous if elliptic else None), compare
+        if (previous and previous not in glossary and _ABOUT.search(q)
+                and all(t in MEASURES for t in glossary)):
+            return previous, compare
         first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
         # A pronoun that cannot mean the term named here means the previous one: "does it
         # work on RoCE too?" after SHARP ("it" comes before RoCE), "does RoCE need one too?".

@@ -125,7 +125,9 @@ UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 _QUANTITY = _rx(r"\bhow\s+(fast|many|much|long|big|far|quick|large|small|high|low|often)\b|"
                 r"\b(which|what)\s+(udp\s+|tcp\s+)?(port|speed|bandwidth|latency|mtu|size|rate|"
                 r"generation|version)\b|\bwhat\s+is\s+the\s+(bandwidth|latency|speed|throughput|"
-                r"mtu|reach|power|size|port)\b|\b(bandwidth|latency|throughput|speed|mtu)\s+of\b")
+                r"mtu|reach|power|size|port)\b|\b(bandwidth|latency|throughput|speed|mtu)\s+of\b|"
+                r"\b(what|how)\s+about\s+(the\s+|its\s+)?(bandwidth|latency|speed|throughput|mtu|"
+                r"reach|power)\b")
 
 
 _HOW_MANY = _rx(r"\bhow\s+many\s+(?P<what>[\w/]+)")

@@ -76,6 +76,14 @@ def test_follow_up_one_stands_for_the_previous_term_not_the_new_one(fake_bot):
     assert "RoCE" in answer.text
 
 
+def test_follow_up_asking_about_a_measure_asks_it_of_the_previous_term(fake_bot):
+    history = [{"role": "user", "content": "rdma?"}]
+    answer = fake_bot.ask("what about the latency?", history=history)
+    assert answer.subject == "rdma" and answer.retrieved[0] == "rdma"
+    # "what is latency" is not a follow-up: it asks for the measure itself.
+    assert fake_bot.ask("what is latency?", history=history).subject == "latency"
+
+
 def test_follow_up_comparison_uses_the_previous_term(fake_bot):
     history = [{"role": "user", "content": "tell me about InfiniBand"}]
     answer = fake_bot.ask("how does it compare with RoCE?", history=history)
