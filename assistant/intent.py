@@ -30,6 +30,7 @@ class Intent(StrEnum):
     CHOICE = "choice"  # which should I buy / use
     PROCEDURE = "procedure"  # how do I configure / set up
     COST = "cost"  # how much does X cost, is X expensive (no numbers to calculate)
+    DRAWBACK = "drawback"  # what's the catch, downsides of X, what can go wrong
     GENERAL = "general"  # anything else: the best-matching sentences
 
 
@@ -80,6 +81,9 @@ _MECHANISM = _rx(r"\bhow\s+(does|do|is|are)\b(?!.{0,30}\b(cost|much|many|fast|lo
                  r"\bwhat\s+happens\s+(when|if)\b")
 _COST = _rx(r"\b(cost|costs|costly|price|prices|pricing|expensive|cheap|cheaper|budget|spend|"
             r"dollars?|\$|capex|opex|per\s+gpu-?hour|afford)\b")
+_DRAWBACK = _rx(r"\b(catch|downsides?|drawbacks?|disadvantages?|cons|pitfalls?|gotchas?|"
+                r"trade-?offs?|weakness(es)?|limitations?)\b|\bwhat\s+(can|could)\s+go\s+wrong\b|"
+                r"\bwhat('s|\s+is)\s+wrong\s+with\b")
 _DEFINITION = _rx(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|definition|"
                   r"meaning\s+of|explain|tell\s+me\s+about|what\s+does\s+\S+(\s+\S+)?\s+(mean|"
                   r"stand\s+for))\b|\b(mean|means|stand\s+for)\s*\??\s*$|\bexplained\b|"
@@ -180,6 +184,8 @@ def classify(question: str, comparing: bool = False) -> Shape:
         return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
     if comparing or _COMPARE.search(q):
         return Shape(Intent.COMPARISON, units)
+    if _DRAWBACK.search(q):
+        return Shape(Intent.DRAWBACK, units)
     if _DEFINITION.search(q) and _GIVEN_FIGURE.search(q) and not _COST.search(q):
         # "what's the ring all-reduce traffic factor for 8 GPUs": a value for a case
         return Shape(Intent.QUANTITY, units or ("value",))

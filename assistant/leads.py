@@ -292,6 +292,18 @@ def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     return best.sentence if best else None
 
 
+_DRAWBACKS = re.compile(r"\b(downside|drawback|catch|risk\w*|but|however|out\s+of\s+order|"
+                        r"reorder\w*|cannot|can't|only|limit\w*|problem\w*|penalt\w*|overhead|"
+                        r"harder|complex\w*|costs?\s+more|mistake|fail\w*|lose|loses|lost|"
+                        r"drops?|stall\w*|hurt\w*|worse)\b", re.I)
+
+
+def lead_drawback(draft: Draft, pool: list[Candidate]) -> Chunk | None:
+    """"What's the catch": a sentence that states a drawback, limit or risk."""
+    best = _best(draft, pool, _fit_by(_DRAWBACKS))
+    return best.sentence if best else None
+
+
 _CONTRAST = re.compile(r"\b(while|whereas|but|unlike|rather\s+than|instead\s+of|than|"
                        r"differs?|difference|in\s+contrast)\b", re.I)
 
@@ -462,5 +474,6 @@ LEADS = {
     Intent.CHOICE: lead_choice,
     Intent.PROCEDURE: lead_procedure,
     Intent.COST: lead_cost,
+    Intent.DRAWBACK: lead_drawback,
     Intent.GENERAL: lead_general,
 }

@@ -26,6 +26,9 @@ from assistant.intent import Intent, asked_units, classify, has_unit
     ("how do i set up dcqcn on connectx cards", Intent.PROCEDURE),
     ("how much does an infiniband fabric cost", Intent.COST),
     ("how does the network change what a training run costs", Intent.COST),
+    ("whats the catch", Intent.DRAWBACK),
+    ("what are the downsides of roce", Intent.DRAWBACK),
+    ("is there a catch", Intent.YES_NO),
 ])
 def test_intent_of_visitor_wording(question, intent):
     assert classify(question).intent is intent
