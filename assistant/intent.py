@@ -174,31 +174,34 @@ def classify(question: str, comparing: bool = False) -> Shape:
     """Decide what kind of question this is; `comparing` when two terms are compared."""
     q = " ".join(question.strip().split())
     units = asked_units(q)
-    if _PROCEDURE.search(q) and not _YES_NO.search(q):
-        return Shape(Intent.PROCEDURE, units)
-    if _WHY.search(q):
-        return Shape(Intent.CAUSE, units)
-    if _CHOICE.search(q):
-        return Shape(Intent.CHOICE, units)
     if _YES_NO.search(q) or _YES_NO_TAIL.search(q) or _YES_NO_LATE.search(q):
-        return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
-    if comparing or _COMPARE.search(q):
-        return Shape(Intent.COMPARISON, units)
-    if _DRAWBACK.search(q):
-        return Shape(Intent.DRAWBACK, units)
-    if _DEFINITION.search(q) and _GIVEN_FIGURE.search(q) and not _COST.search(q):
-        # "what's the ring all-reduce traffic factor for 8 GPUs": a value for a case
-        return Shape(Intent.QUANTITY, units or ("value",))
-    measured = units and set(units) != {"money"}
-    if measured and (_QUANTITY.search(q) or _BARE.match(q) or _WHAT_MEASURE.match(q)
-                     or "value" in units):
-        return Shape(Intent.QUANTITY, units)
-    if _COST.search(q) or "money" in units:
-        return Shape(Intent.COST, units)
-    if _MECHANISM.search(q):
-        return Shape(Intent.MECHANISM, units)
-    if _QUANTITY.search(q) and units:
-        return Shape(Intent.QUANTITY, units)
-    if _DEFINITION.search(q):
-        return Shape(Intent.DEFINITION, units)
+        # "how do I ..." and "why ..." and "which should I ..." win over a yes/no look
+        if not (_PROCEDURE.search(q) and not _YES_NO.search(q)) and not _WHY.search(q) \
+                and not _CHOICE.search(q):
+            return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
+    for rule, intent in _RULES:
+        if rule(q, units, comparing):
+            return Shape(intent, units or (("value",) if intent is Intent.QUANTITY else ()))
     return Shape(Intent.GENERAL, units)
+
+
+def _measured(q: str, units: tuple[str, ...]) -> bool:
+    if _DEFINITION.search(q) and _GIVEN_FIGURE.search(q) and not _COST.search(q):
+        return True  # "what's the ring all-reduce traffic factor for 8 GPUs": a value
+    return bool(units) and set(units) != {"money"} and bool(
+        _QUANTITY.search(q) or _BARE.match(q) or _WHAT_MEASURE.match(q) or "value" in units)
+
+
+#: The intents after yes/no, in order: the first rule that holds decides.
+_RULES = (
+    (lambda q, u, c: bool(_PROCEDURE.search(q)) and not _YES_NO.search(q), Intent.PROCEDURE),
+    (lambda q, u, c: bool(_WHY.search(q)), Intent.CAUSE),
+    (lambda q, u, c: bool(_CHOICE.search(q)), Intent.CHOICE),
+    (lambda q, u, c: c or bool(_COMPARE.search(q)), Intent.COMPARISON),
+    (lambda q, u, c: bool(_DRAWBACK.search(q)), Intent.DRAWBACK),
+    (lambda q, u, c: _measured(q, u), Intent.QUANTITY),
+    (lambda q, u, c: bool(_COST.search(q)) or "money" in u, Intent.COST),
+    (lambda q, u, c: bool(_MECHANISM.search(q)), Intent.MECHANISM),
+    (lambda q, u, c: bool(_QUANTITY.search(q)) and bool(u), Intent.QUANTITY),
+    (lambda q, u, c: bool(_DEFINITION.search(q)), Intent.DEFINITION),
+)
