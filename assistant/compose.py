@@ -10,7 +10,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, Citation
-from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page
+from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page, is_table_row
 from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates
 from .faq import faq_match, faq_sentences
 from .intent import Intent
@@ -102,7 +102,18 @@ def _repeats(retriever: Retriever, a: Chunk, b: Chunk) -> bool:
     # The same figures on the same page ("400 Gb/s ... 50 GB/s" said twice in other words).
     na, nb = _figures(a.text), _figures(b.text)
     fewer, more = sorted((na, nb), key=len)
-    return a.slug == b.slug and len(fewer) >= 2 and fewer <= more
+    if a.slug == b.slug and len(fewer) >= 2 and fewer <= more:
+        return True
+    # Two of the same measured figures ("400 Gb/s" and "100 Gb/s"): a table row restating
+    # the sentence before it.
+    return a.slug == b.slug and len(_measured(a.text) & _measured(b.text)) >= 2
+
+
+_MEASURED = re.compile(r"(\d[\d,.]*)\s*(Gb/s|GB/s|Tb/s|TB/s|GT/s|kW|W|µs|ms|ns|%|KB|MB|GB|TB)\b")
+
+
+def _measured(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset((n.replace(",", ""), u) for n, u in _MEASURED.findall(text))
 
 
 def _figures(text: str) -> frozenset[str]:
@@ -343,7 +354,8 @@ def next_sentence(draft: Draft, pool: list[Candidate], lead: Chunk) -> Chunk | N
     if not following:
         return None
     after = following[0]
-    if sims.get(after.id, 0.0) < FOLLOW_FLOOR or _repeats(draft.retriever, after, lead):
+    if (sims.get(after.id, 0.0) < FOLLOW_FLOOR or is_table_row(after.id)
+            or _repeats(draft.retriever, after, lead)):
         return None
     return after
 
@@ -360,7 +372,7 @@ def _supporting(draft: Draft, pool: list[Candidate], quoted: list[Chunk], limit:
     for c in pool:
         if len(chosen) >= limit or c.score < best - SENTENCE_WINDOW:
             break
-        if c.similarity < SENTENCE_FLOOR or c.sentence in taken:
+        if c.similarity < SENTENCE_FLOOR or c.sentence in taken or is_table_row(c.sentence.id):
             continue
         if any(_repeats(draft.retriever, c.sentence, t) for t in taken):
             continue
@@ -391,7 +403,10 @@ def compose_comparison(draft: Draft) -> Answer:
     elif faq is not None:
         quoted.append(faq.sentences[0])
     else:
-        lead = lead_comparison(draft, pool)
+        # "which is better for 64 GPUs, RoCE or IB": when to choose which leads.
+        pick = (LEADS[draft.shape.intent] if draft.shape.intent in (Intent.CHOICE, Intent.CAUSE)
+                else lead_comparison)
+        lead = pick(draft, pool)
         if lead is not None:
             quoted.append(lead)
     for page in pages:

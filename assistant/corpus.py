@@ -26,7 +26,7 @@ FAQ_RANGE = (2, 8)
 BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
 FAQ_SECTION = "FAQ"
 #: Bumped when chunking changes, so that every page is re-embedded once.
-CHUNKER_VERSION = "6"
+CHUNKER_VERSION = "7"
 
 
 @dataclass(frozen=True)
@@ -205,6 +205,16 @@ def load_corpus(corpus_dir: Path) -> Corpus:
 
 # --- chunks --------------------------------------------------------------------------------
 
+#: The mark of a table row's sentence id ("<chunk>::t0").
+TABLE_ROW = "t"
+
+
+def is_table_row(unit_id: str) -> bool:
+    """True if an index unit id is a table row quoted as a sentence."""
+    last = unit_id.rsplit("::", 1)[-1]
+    return "::" in unit_id and last[:1] == TABLE_ROW and last[1:].isdigit()
+
+
 def chunk_page(page: Page) -> list[Chunk]:
     """Cut a page into section chunks, FAQ chunks and sentences, with stable ids."""
     from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter
@@ -222,11 +232,14 @@ def chunk_page(page: Page) -> list[Chunk]:
         nonlocal position
         cid = f"{page.slug}::{anchor(section) or 'intro'}::{part}"
         chunks.append(Chunk(id=cid, section=section, text=text, **common))
-        # A table's rows are quoted as sentences that name their columns (text.py).
-        for i, sentence in enumerate(split_sentences(text) + table_sentences(text, page.title)):
-            chunks.append(Chunk(id=f"{cid}::s{i}", section=section, text=sentence,
-                                unit="sentence", chunk_id=cid, position=position, **common))
-            position += 1
+        # A table's rows are quoted as sentences that name their columns (text.py), under
+        # ids of their own (`::t<i>`): a row can answer a question, but never pads an answer.
+        for mark, sentences in (("s", split_sentences(text)),
+                                (TABLE_ROW, table_sentences(text, page.title))):
+            for i, sentence in enumerate(sentences):
+                chunks.append(Chunk(id=f"{cid}::{mark}{i}", section=section, text=sentence,
+                                    unit="sentence", chunk_id=cid, position=position, **common))
+                position += 1
 
     add("Summary", 0, page.summary)
     for doc in headers.split_text(_keep_paragraphs(page.body)):

@@ -218,6 +218,13 @@ _LETTERED = re.compile(r"^(cluster|quote|option|plan|job|case|scenario|vendor|of
                        re.I)
 
 
+#: "The figures are listed below.": a pointer to a table or list that a quote leaves behind.
+_POINTING = re.compile(r"\b(listed|shown|given|set\s+out|summari[sz]ed|tabulated)\s+"
+                       r"(below|above)\b|"
+                       r"\b(the|this)\s+(table|list|figure|diagram)\s+(below|above)\b|"
+                       r"\bas\s+follows\b", re.I)
+
+
 def dangling_reason(sentence: str) -> str | None:
     """Say why a sentence cannot be quoted on its own, or return None when it can."""
     text = sentence.strip()
@@ -232,6 +239,9 @@ def dangling_reason(sentence: str) -> str | None:
         return f"opens with {opening.group(1)!r}, which leans on the sentence before"
     if _LETTERED.match(text):
         return "names a lettered example without its set-up"
+    pointing = _POINTING.search(text)
+    if pointing:
+        return f"{pointing.group(0)!r} points at text that is not quoted with it"
     inside = _LEANING_INSIDE.search(text)
     # "the same job" is fine when the sentence itself introduced the job earlier.
     if inside and not (inside.group("noun") and

@@ -97,3 +97,12 @@ def test_table_rows_become_sentences_that_name_their_columns():
     assert table_sentences("No table here.", "NVLink") == []
     for sentence in table_sentences(table, "InfiniBand generations"):
         assert stands_alone(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The usual PCIe x16 bandwidth figures per generation are listed below.",
+    "The ports of each switch are as follows.",
+    "The table below gives the rates.",
+])
+def test_a_sentence_pointing_at_a_table_or_list_does_not_stand_alone(sentence):
+    assert not stands_alone(sentence)
