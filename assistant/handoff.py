@@ -46,8 +46,7 @@ MAX_CONVERSATION_CHARS = 6000
 MAX_REPLY = 4000
 #: Loose on purpose: one @, no spaces or markup characters, a dot in the domain.
 EMAIL = re.compile(r"[^@\s<>()\[\]\\,;:\"']+@[^@\s<>()\[\]\\,;:\"']+\.[^@\s<>()\[\]\\,;:\"'.]+")
-THANKS = ("Thank you: your question is with our support team. "
-          "We read every request{reply}.")
+THANKS = "Thank you: our support team has your question{reply}."
 
 
 class HandoffError(ValueError):
@@ -127,7 +126,7 @@ def consent_note(days: int, support_email: str = "") -> str:
 
 def thanks(email: str | None) -> str:
     """Return the thank-you a visitor sees once a request is stored."""
-    return THANKS.format(reply=" and reply by email" if email else "")
+    return THANKS.format(reply=" and will reply by email" if email else "")
 
 
 # -- the webhook ------------------------------------------------------------------------------

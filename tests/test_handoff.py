@@ -124,19 +124,21 @@ def test_form_lands_in_the_inbox_with_the_conversation(fake_bot, store):
     admission = Admission(RateLimiter(10), ConcurrencyCap(2))
     page = ChatPage(fake_bot, store, fake_bot.settings, admission, compact=True)
     state = _answered(page, "What is NVLink?", "nvlink")
-    assert page.support_offer(state)["visible"] is True
-    assert page.support_offer(page.new_state())["visible"] is False
+    row, button, thanked = page.support_offer(state)
+    assert row["visible"] is True and button["visible"] is True and thanked == ""
+    assert page.support_offer(page.new_state())[0]["visible"] is False
 
     form, row, question, problem = page.on_open_support(state)
     assert form["visible"] is True and row["visible"] is False
     assert question == "What is NVLink?" and problem == ""  # the last question, prefilled
 
     assert admission.admit("") is None  # the edge admitted the submit like a question
-    form, row, problem, thanked = page.on_handoff("Which GPUs have NVLink 5?", "ana@example.com",
-                                                  state, "nvlink", None)
+    form, row, problem, thanked, button = page.on_handoff(
+        "Which GPUs have NVLink 5?", "ana@example.com", state, "nvlink", None)
     assert admission.concurrency.in_flight("") == 0  # ...and the handler gave the lease back
     assert form["visible"] is False and row["visible"] is True and problem == ""
     assert thanked.startswith("Thank you") and "reply by email" in thanked
+    assert button["visible"] is False  # the thank-you stands in its place
     [handoff] = store.handoffs()
     assert (handoff.question, handoff.email, handoff.page, handoff.status) == (
         "Which GPUs have NVLink 5?", "ana@example.com", "nvlink", "open")
@@ -150,9 +152,9 @@ def test_form_lands_in_the_inbox_with_the_conversation(fake_bot, store):
 def test_bad_form_input_gets_a_message_and_stores_nothing(fake_bot, store):
     page = ChatPage(fake_bot, store, fake_bot.settings)
     for question, email in [("", None), ("ok?", "not-an-email"), ("y" * 5000, None)]:
-        form, row, problem, thanked = page.on_handoff(question, email, None, None, None)
+        form, row, problem, thanked, button = page.on_handoff(question, email, None, None, None)
         assert problem and "Traceback" not in problem
-        assert form == row == thanked == {"__type__": "update"}  # the form stays open
+        assert form == row == thanked == button == {"__type__": "update"}  # the form stays
     assert store.handoffs() == []
 
 
@@ -163,7 +165,7 @@ def test_a_failing_store_gets_a_sentence_not_a_traceback(fake_bot, store, monkey
         raise OSError("disk full")
 
     monkeypatch.setattr(store, "add_handoff", broken)
-    _, _, problem, _ = page.on_handoff("ok?", None, None, None, None)
+    _, _, problem, _, _ = page.on_handoff("ok?", None, None, None, None)
     assert problem.startswith("Sorry") and "disk full" not in problem
 
 
@@ -190,7 +192,7 @@ def test_webhook_down_still_thanks_the_visitor_and_keeps_the_row(fake_bot, store
     inbox = Inbox(store, fake_bot.settings, webhook=Webhook(closed, backoff_s=0.3))
     page = ChatPage(fake_bot, store, fake_bot.settings, inbox=inbox)
     start = time.monotonic()
-    _, _, problem, thanked = page.on_handoff("Is RoCE lossless?", None, None, None, None)
+    _, _, problem, thanked, _ = page.on_handoff("Is RoCE lossless?", None, None, None, None)
     assert time.monotonic() - start < 0.3  # three tries take longer: it did not wait
     assert problem == "" and thanked.startswith("Thank you")
     [handoff] = store.handoffs()

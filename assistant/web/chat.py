@@ -197,9 +197,11 @@ class ChatPage:
     # -- asking a person -------------------------------------------------------------------
 
     @staticmethod
-    def support_offer(state: dict[str, Any] | None) -> Any:
-        """Show "Ask support" under the chat once something has been answered."""
-        return gr.update(visible=bool((state or {}).get("history")))
+    def support_offer(state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Offer "Ask support" under the chat once something has been answered (afresh after
+        each answer: an earlier thank-you goes)."""
+        answered = bool((state or {}).get("history"))
+        return gr.update(visible=answered), gr.update(visible=True), ""
 
     def on_open_support(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
         """Open the ask-support form, its question filled with the visitor's last question."""
@@ -229,13 +231,16 @@ class ChatPage:
                                         session=state.get("conversation", ""),
                                         page=page or "")
         except HandoffError as exc:
-            return keep, keep, str(exc), keep
+            return keep, keep, str(exc), keep, keep
         except Exception:  # the visitor gets a sentence, the log gets the traceback
             log.exception("could not store a support request")
-            return keep, keep, "Sorry: your request could not be sent. Please try again.", keep
+            return (keep, keep, "Sorry: your request could not be sent. Please try again.",
+                    keep, keep)
         finally:
             self.admission.release(ip)
-        return gr.update(visible=False), gr.update(visible=True), "", thanks(handoff.email)
+        # The thank-you takes the button's place until the next answer offers it again.
+        return (gr.update(visible=False), gr.update(visible=True), "", thanks(handoff.email),
+                gr.update(visible=False))
 
     def ask(self, question: str, history: list | None = None, page: str = "",
             request: gr.Request = None) -> dict:  # type: ignore[assignment]
@@ -329,7 +334,8 @@ class ChatPage:
             gr.api(self.ask, api_name="ask"),
         ]
         for dep in questions[:-1]:  # the chat's events, not the API: offer "Ask support"
-            dep.then(self.support_offer, [p["chat"]], [p["support_row"]], **private, **quiet)
+            dep.then(self.support_offer, [p["chat"]],
+                     [p["support_row"], p["ask_support"], p["thanked"]], **private, **quiet)
         handoffs = self._wire_support(p)
         self.question_events = frozenset(dep["id"] for dep in questions + handoffs)
         comment_out = [p["pending"], p["comment"], p["comment_row"]]
@@ -355,6 +361,7 @@ class ChatPage:
                                   [p["form"], p["support_row"], p["handoff_problem"]],
                                   **private)
         send_in = [p["handoff_question"], p["handoff_email"], p["chat"], p["page"]]
-        send_out = [p["form"], p["support_row"], p["handoff_problem"], p["thanked"]]
+        send_out = [p["form"], p["support_row"], p["handoff_problem"], p["thanked"],
+                    p["ask_support"]]
         return [p["handoff_send"].click(self.on_handoff, send_in, send_out, **private),
                 p["handoff_email"].submit(self.on_handoff, send_in, send_out, **private)]
