@@ -293,10 +293,11 @@ class Console:
                                          api_visibility="private")
             by_name["inbox"].select(self.pick_request, None, list(self.inbox_fields),
                                     api_visibility="private")
-            for change in changes:  # the tables show what an inbox action did
-                change.then(self.refresh, None, tables, api_visibility="private")
             admin.load(self.refresh, None, tables, api_name="refresh")
             refresh.click(self.refresh, None, tables, api_visibility="private")
+            # After the load, which keeps the API name "refresh" (the first one wins it).
+            for change in changes:  # the tables show what an inbox action did
+                change.then(self.refresh, None, tables, api_visibility="private")
         admin.queue(max_size=16, default_concurrency_limit=2)
         return admin
 
