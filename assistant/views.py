@@ -134,7 +134,7 @@ VIEWS: dict[str, View] = {v.name: v for v in (
           ("slug", "120px"), ("author", "90px"), ("created", "110px"))),
     View("inbox", "Inbox", HandoffRow, "handoff_rows",
          (("id", "50px"), ("status", "80px"), ("created", "110px"), ("question", "22%"),
-          ("email", "150px"), ("conversation", "25%"), ("reply", "18%"),
+          ("email", "150px"), ("conversation", "25%"), ("page", "90px"), ("reply", "18%"),
           ("answered_by", "90px"), ("webhook_status", "110px")),
          private=("email",)),
 )}

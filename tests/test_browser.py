@@ -412,6 +412,8 @@ def test_console_answers_a_gap_and_the_next_visitor_gets_it(console_app, browser
                                      refused=True))
     assert not _api_ask(base, STAFF_QUESTION)["answer"].startswith(STAFF_ANSWER[:40])
     page, watch = _sign_in(browser, base)
+    page.get_by_role("tab", name="Staff answers").click()
+    assert page.locator("#staff-page input").input_value() == ""  # no page until one is picked
     page.get_by_role("tab", name="Gaps").click()
     _cell(page, "gaps", STAFF_QUESTION).click()
     page.get_by_role("tab", name="Staff answers").click()
@@ -478,6 +480,8 @@ def test_ask_support_from_the_widget_reaches_the_console_inbox(console_app, brow
     _cell(page, "inbox", "ana@example.com").wait_for()  # the address to reply to
     _cell(page, "inbox", "Which GPUs have NVLink 5?").click()
     assert _wait_for(lambda: page.locator("#inbox-id input").input_value() == str(handoff.id))
+    # The page the visitor was reading is picked for publishing the reply.
+    assert _wait_for(lambda: page.locator("#inbox-page input").input_value() == "NVLink")
     page.locator("#inbox-reply textarea").fill("The B200 and GB200 do.")
     page.locator("#inbox-answered").click()
     page.locator("#inbox-status").get_by_text("is answered").wait_for()

@@ -171,12 +171,15 @@ class Console:
         return f"Deleted that address from {changed} request(s)."
 
     @staticmethod
-    def pick_request(evt: gr.SelectData) -> tuple[Any, str]:
-        """Return the id and question of a clicked inbox row."""
+    def pick_request(evt: gr.SelectData) -> tuple[Any, ...]:
+        """Return the id, question and page (the one the visitor was reading, if any) of a
+        clicked inbox row."""
         row = getattr(evt, "row_value", None) or []
         columns = [c for c, _ in VIEWS["inbox"].columns]
         handoff_id = row[0] if row and isinstance(row[0], (int, float)) else None
-        return handoff_id, question_of(row, columns)
+        at = columns.index("page")
+        page = html.unescape(str(row[at])) if len(row) > at and row[at] else None
+        return handoff_id, question_of(row, columns), page if page else gr.update()
 
     def _inbox_form(self) -> list[Any]:
         """Lay out the inbox's actions; return the events that change it."""
@@ -197,9 +200,11 @@ class Console:
             delete = gr.Button("Delete this request", variant="stop", elem_id="inbox-delete")
         events = [answered.click(self.mark_answered, [handoff_id, reply], status, **private),
                   delete.click(self.delete_request, handoff_id, status, **private)]
+        page = gr.State(None)  # without the assistant there is no page to publish to
         if self.assistant is not None:
             with gr.Row():
-                page = gr.Dropdown(choices=self.pages(), label="Page", elem_id="inbox-page")
+                page = gr.Dropdown(choices=self.pages(), value=None, label="Page",
+                                   elem_id="inbox-page")
                 faq = gr.Button("Publish the reply as a staff answer", elem_id="inbox-faq")
             events.append(faq.click(self.publish_reply, [question, reply, page], status,
                                     **private))
@@ -210,7 +215,7 @@ class Console:
                                elem_id="inbox-forget")
         events.append(forget.click(self.forget_person, email, status, **private))
         status.render()
-        self.inbox_fields = (handoff_id, question)
+        self.inbox_fields = (handoff_id, question, page)
         return events
 
     def picker(self, view_name: str):
@@ -230,7 +235,8 @@ class Console:
         with gr.Row():
             question = gr.Textbox(label="Question", max_length=staff.MAX_QUESTION,
                                   elem_id="staff-question")
-            page = gr.Dropdown(choices=self.pages(), label="Page", elem_id="staff-page")
+            page = gr.Dropdown(choices=self.pages(), value=None, label="Page",
+                               elem_id="staff-page")
         answer = gr.Textbox(label="Answer", lines=3, max_length=staff.MAX_ANSWER,
                             elem_id="staff-answer")
         with gr.Row():
