@@ -85,8 +85,15 @@ class Settings:
                                       "Largest request body accepted; a bigger one gets HTTP "
                                       "413 before it is read.")
     retention_days: int = _setting(90, "ASSISTANT_RETENTION_DAYS",
-                                   "Days questions and feedback are kept; older ones are deleted "
-                                   "at start and daily (0 = kept forever).")
+                                   "Days questions, feedback and support requests (with their "
+                                   "emails) are kept; older ones are deleted at start and daily "
+                                   "(0 = kept forever).")
+    handoff_webhook: str = _setting("", "ASSISTANT_HANDOFF_WEBHOOK",
+                                    "URL each new 'ask support' request is POSTed to as JSON "
+                                    "(in the background, 3 tries); empty = none.")
+    support_email: str = _setting("", "ASSISTANT_SUPPORT_EMAIL",
+                                  "Address the widget offers visitors as another way to reach "
+                                  "support; empty = not shown.")
     console_session_hours: float = _setting(8.0, "ASSISTANT_CONSOLE_SESSION_HOURS",
                                             "Hours a console sign-in lasts.")
     login_brake: int = _setting(30, "ASSISTANT_LOGIN_BRAKE",
@@ -147,6 +154,8 @@ class Settings:
         for name in ("console_session_hours", "header_timeout_s"):
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
+        if self.handoff_webhook and not self.handoff_webhook.startswith(("http://", "https://")):
+            raise SettingsError("ASSISTANT_HANDOFF_WEBHOOK must be an http:// or https:// URL")
 
 
 def _convert(kind: Any, raw: str, env_name: str) -> Any:

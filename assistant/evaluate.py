@@ -41,6 +41,15 @@ class Expect:
 
 
 @dataclass(frozen=True)
+class StaffAnswer:
+    """A staff FAQ answer published (in memory only) before a golden question is asked."""
+
+    question: str
+    answer: str
+    slug: str
+
+
+@dataclass(frozen=True)
 class GoldenItem:
     """One golden question with its history, page context and expectations."""
 
@@ -49,6 +58,7 @@ class GoldenItem:
     expect: Expect
     history: tuple[dict[str, str], ...] = ()
     page: str | None = None
+    staff: StaffAnswer | None = None  # asked of staff.preview(assistant, ...) when set
 
 
 @dataclass
@@ -73,7 +83,7 @@ def load_golden(path: Path) -> list[GoldenItem]:
                 id=str(raw["id"]), question=str(raw["question"]),
                 history=tuple({"role": str(m["role"]), "content": str(m["content"])}
                               for m in raw.get("history") or []),
-                page=raw.get("page"),
+                page=raw.get("page"), staff=_staff(raw.get("staff")),
                 expect=Expect(sources=tuple(exp.get("sources") or ()), tool=exp.get("tool"),
                               numbers=tuple(float(n) for n in exp.get("numbers") or ()),
                               refuse=bool(exp.get("refuse", False)),
@@ -101,6 +111,14 @@ def _nuggets(raw: Any) -> tuple[tuple[str, ...], ...]:
             isinstance(p, str) and p.strip() for p in f) for f in raw):
         raise ValueError("nuggets must be a list of non-empty lists of phrasings")
     return tuple(tuple(p.strip().lower() for p in fact) for fact in raw)
+
+
+def _staff(raw: Any) -> StaffAnswer | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"question", "answer", "slug"}:
+        raise ValueError("staff must be an object with question, answer and slug")
+    return StaffAnswer(str(raw["question"]), str(raw["answer"]), str(raw["slug"]))
 
 
 def _yes_no(raw: Any) -> str | None:
@@ -149,6 +167,7 @@ def dangling_quotes(answer: Answer) -> list[str]:
 def answer_row(item: GoldenItem, answer: Answer, latency_ms: float) -> dict[str, Any]:
     """Return the JSONL record of one answered golden question."""
     return {"id": item.id, "question": item.question, "page": item.page,
+            "staff": item.staff.slug if item.staff else None,
             "expect": {"sources": list(item.expect.sources), "tool": item.expect.tool,
                        "numbers": list(item.expect.numbers), "refuse": item.expect.refuse,
                        "nuggets": [list(f) for f in item.expect.nuggets],
@@ -265,13 +284,23 @@ def failures(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def run_eval(assistant: Any, golden: Path = DEFAULT_GOLDEN, out: Path | None = None
              ) -> EvalResult:
-    """Answer every golden question with a warm assistant, write JSONL, and score."""
+    """Answer every golden question with a warm assistant, write JSONL, and score.
+
+    An item with a staff answer is asked of a copy of the assistant that has it published
+    in memory (`staff.preview`): nothing is stored and the index is left as it is.
+    """
+    from .staff import preview
+
     items = load_golden(golden)
     assistant.ask("warm up")
     rows = []
     for item in items:
+        asker = assistant
+        if item.staff is not None:
+            asker = preview(assistant, item.staff.question, item.staff.answer, item.staff.slug)
+            asker.ask("warm up")
         start = time.perf_counter()
-        answer = assistant.ask(item.question, history=list(item.history), page=item.page)
+        answer = asker.ask(item.question, history=list(item.history), page=item.page)
         rows.append(answer_row(item, answer, (time.perf_counter() - start) * 1000))
     if out is not None:
         out = Path(out)

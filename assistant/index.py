@@ -337,3 +337,73 @@ def _chunk(meta: dict[str, Any], text: str, uid: str | None) -> Chunk:
     return Chunk(id=uid or "", slug=meta["slug"], title=meta["title"], kind=meta["kind"],
                  url=meta["url"], section=meta["section"], text=text, unit=meta["unit"],
                  chunk_id=meta.get("chunk_id", ""), position=int(meta.get("position", 0)))
+
+
+class OverlayIndex:
+    """A `VectorIndex` that holds extra units in memory over another index it never writes.
+
+    For a throwaway publish (the evaluator's staff answers): retrieval sees the base index
+    plus the added units, while every other reader of the base index sees it unchanged.
+
+    Example:
+        >>> overlay = OverlayIndex(bot.index)
+        >>> staff.publish(store, overlay, Retriever(overlay, bot.corpus), bot.corpus, 1)
+    """
+
+    def __init__(self, base: VectorIndex):
+        self.base = base
+        self.extra: dict[str, tuple[Chunk, list[float]]] = {}
+        self._touched = 0.0
+
+    def manifest(self) -> Manifest | None:
+        """Return the base index's manifest, its built_at bumped by any change here."""
+        base = self.base.manifest()
+        if base is None:
+            return None
+        return Manifest(base.embedding_model, base.pages, max(base.built_at, self._touched))
+
+    def check_ready(self) -> Manifest:
+        """Return the manifest, or raise IndexNotReady as the base index does."""
+        self.base.check_ready()
+        manifest = self.manifest()
+        assert manifest is not None
+        return manifest
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed with the base index's model."""
+        return self.base.embed_query(text)
+
+    def search_vector(self, vector: list[float], k: int) -> list[tuple[Chunk, float]]:
+        """Return the k nearest chunks of the base index and the added ones together."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        own = [(unit, float(np.dot(np.asarray(v, dtype=np.float32), query)))
+               for unit, v in self.extra.values() if unit.unit == "chunk"]
+        return sorted(self.base.search_vector(vector, k) + own, key=lambda h: -h[1])[:k]
+
+    def snapshot(self) -> tuple[list[Chunk], Any]:
+        """Return the base index's units and the added ones, sorted by id, with vectors."""
+        import numpy as np
+
+        units, matrix = self.base.snapshot()
+        if not self.extra:
+            return units, matrix
+        added = list(self.extra.values())
+        every = list(units) + [u for u, _ in added]
+        vectors = np.vstack([np.asarray(matrix, dtype=np.float32),
+                             np.asarray([v for _, v in added], dtype=np.float32)])
+        order = sorted(range(len(every)), key=lambda i: every[i].id)
+        return [every[i] for i in order], vectors[order]
+
+    def add_units(self, units: list[Chunk]) -> None:
+        """Embed and hold extra units (a staff FAQ entry)."""
+        for unit in units:
+            self.extra[unit.id] = (unit, self.embed_query(unit.embed_text))
+        self._touched = time.time()
+
+    def remove_chunk(self, chunk_id: str) -> None:
+        """Forget an added chunk and its question and sentence units."""
+        self.extra = {i: (u, v) for i, (u, v) in self.extra.items()
+                      if i != chunk_id and u.chunk_id != chunk_id}
+        self._touched = time.time()

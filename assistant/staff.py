@@ -21,6 +21,7 @@ from .index import STAFF_MARK
 from .text import dangling_reason, split_sentences
 
 if TYPE_CHECKING:
+    from .chain import Assistant
     from .retrieve import Retriever
     from .store import Store
 
@@ -125,6 +126,24 @@ def unpublish(store: Store, index, retriever: Retriever | None, entry_id: int) -
     if retriever is not None:
         retriever.refresh()
     return entry
+
+
+def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assistant:
+    """Return a copy of the assistant that also knows one entry, published in memory only.
+
+    Nothing is stored and the assistant's own index is left as it is (see OverlayIndex):
+    for checking what a visitor would be told, e.g. by the evaluator's staff items.
+    """
+    from .chain import Assistant
+    from .index import OverlayIndex
+    from .retrieve import Retriever
+
+    question, answer, slug = validate(question, answer, slug, assistant.corpus)
+    entry = StaffEntry(0, question, answer, slug, "preview", "", "published")
+    overlay = OverlayIndex(assistant.index)
+    overlay.add_units(staff_units(entry, assistant.corpus.pages[slug]))
+    retriever = Retriever(overlay, assistant.corpus, mode=assistant.retriever.mode)
+    return Assistant(assistant.settings, assistant.corpus, overlay, retriever, assistant.llm)
 
 
 def sync_after_ingest(store: Store, index, corpus: Corpus) -> list[int]:

@@ -29,10 +29,12 @@ from .views import (  # noqa: F401 (the row types and CSV helpers are part of th
     VIEWS,
     FeedbackRow,
     Gap,
+    HandoffRow,
     QuestionRow,
     StaffEntryRow,
     TermCount,
     View,
+    csv_columns,
     csv_text,
     rows_to_csv,
     rows_to_table,
@@ -41,6 +43,7 @@ from .views import (  # noqa: F401 (the row types and CSV helpers are part of th
 
 if TYPE_CHECKING:
     from .answer import Answer
+    from .handoff import Handoff, HandoffRequest
     from .staff import StaffEntry
 
 log = logging.getLogger(__name__)
@@ -50,7 +53,7 @@ LOW_CONFIDENCE = 0.45
 #: rapidfuzz token_set_ratio (0-100) at which two gap questions count as the same question.
 SIMILAR_WORDING = 82
 SALT_FILE = ".ip-salt"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Rows a CSV export reads from SQLite at a time.
 EXPORT_BATCH = 500
 
@@ -86,6 +89,21 @@ CREATE TABLE IF NOT EXISTS staff_faq (
     status      TEXT NOT NULL DEFAULT 'draft'
                 CHECK (status IN ('draft', 'published', 'retired'))
 );
+CREATE TABLE IF NOT EXISTS handoffs (
+    id          INTEGER PRIMARY KEY,
+    created     TEXT NOT NULL,
+    question    TEXT NOT NULL,
+    conversation TEXT NOT NULL DEFAULT '[]',
+    email       TEXT,
+    session     TEXT NOT NULL DEFAULT '',
+    page        TEXT NOT NULL DEFAULT '',
+    status      TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'answered')),
+    reply       TEXT NOT NULL DEFAULT '',
+    answered_by TEXT NOT NULL DEFAULT '',
+    answered_at TEXT NOT NULL DEFAULT '',
+    webhook_status TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS handoffs_created ON handoffs(created);
 CREATE INDEX IF NOT EXISTS questions_created ON questions(created);
 CREATE INDEX IF NOT EXISTS questions_subject ON questions(subject);
 CREATE TABLE IF NOT EXISTS feedback (
@@ -291,7 +309,8 @@ class Store:
             log.exception("could not clear feedback in %s", self.path)
 
     def purge(self, days: int, now: datetime | None = None) -> int:
-        """Delete questions older than `days` days with their feedback; return how many.
+        """Delete questions (with their feedback) and support requests (with their emails)
+        older than `days` days; return how many questions and requests went.
 
         `days` of 0 keeps everything.
         """
@@ -305,10 +324,111 @@ class Store:
             # Feedback goes with its question (ON DELETE CASCADE); this catches any orphan.
             conn.execute("DELETE FROM feedback WHERE question_id NOT IN "
                          "(SELECT id FROM questions)")
-        if deleted:
-            log.info("deleted %d questions older than %d days from %s", deleted, days,
-                     self.path)
-        return int(deleted)
+            handoffs = conn.execute("DELETE FROM handoffs WHERE created < ?",
+                                    (cutoff,)).rowcount
+        if deleted or handoffs:
+            log.info("deleted %d questions and %d support requests older than %d days from %s",
+                     deleted, handoffs, days, self.path)
+        return int(deleted) + int(handoffs)
+
+    # -- support requests (handoffs) ---------------------------------------------------------
+
+    def add_handoff(self, request: HandoffRequest, webhook_status: str = "") -> Handoff:
+        """Store a checked visitor request (see handoff.validate) as an open one; return it."""
+        conversation = json.dumps([dataclasses.asdict(m) for m in request.conversation],
+                                  ensure_ascii=False)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO handoffs (created, question, conversation, email, session, page, "
+                "webhook_status) VALUES (?,?,?,?,?,?,?)",
+                (_now(), _encodable(request.question), _encodable(conversation),
+                 request.email, request.session, request.page, webhook_status))
+        handoff = self.handoff(int(cursor.lastrowid))
+        assert handoff is not None
+        return handoff
+
+    def handoff(self, handoff_id: int) -> Handoff | None:
+        """Return one support request, or None."""
+        rows = self._read("SELECT * FROM handoffs WHERE id = ?", (int(handoff_id),))
+        return _handoff(rows[0]) if rows else None
+
+    def handoffs(self, status: str | None = None, limit: int = 1000) -> list[Handoff]:
+        """Return support requests (of one status if given), newest first."""
+        if status is None:
+            rows = self._read("SELECT * FROM handoffs ORDER BY id DESC LIMIT ?", (limit,))
+        else:
+            rows = self._read("SELECT * FROM handoffs WHERE status = ? ORDER BY id DESC "
+                              "LIMIT ?", (status, limit))
+        return [_handoff(r) for r in rows]
+
+    def answer_handoff(self, handoff_id: int, reply: str, by: str) -> Handoff:
+        """Mark a request answered with the reply staff sent; raise ValueError if unfit."""
+        from .handoff import MAX_REPLY
+
+        reply = _encodable(str(reply or "")).strip()
+        if not reply:
+            raise ValueError("Write the reply you sent.")
+        if len(reply) > MAX_REPLY:
+            raise ValueError(f"The reply is longer than {MAX_REPLY} characters.")
+        with self._write() as conn:
+            changed = conn.execute(
+                "UPDATE handoffs SET status = 'answered', reply = ?, answered_by = ?, "
+                "answered_at = ? WHERE id = ?",
+                (reply, clean_text(by or "")[:100], _now(), int(handoff_id))).rowcount
+        if not changed:
+            raise ValueError(f"There is no request {int(handoff_id)}.")
+        handoff = self.handoff(handoff_id)
+        assert handoff is not None
+        return handoff
+
+    def set_webhook_status(self, handoff_id: int, status: str) -> None:
+        """Record what the webhook made of a request."""
+        with self._write() as conn:
+            conn.execute("UPDATE handoffs SET webhook_status = ? WHERE id = ?",
+                         (_encodable(status)[:300], int(handoff_id)))
+
+    def delete_handoff(self, handoff_id: int) -> bool:
+        """Delete one support request; return whether there was one."""
+        with self._write() as conn:
+            return conn.execute("DELETE FROM handoffs WHERE id = ?",
+                                (int(handoff_id),)).rowcount > 0
+
+    def forget_email(self, email: str) -> int:
+        """Delete a person's email from every support request (a request to be forgotten).
+
+        The address goes from the email column and from any text of the requests it was
+        typed into (question, conversation, reply), whatever its case; the requests stay,
+        anonymous. Return how many requests changed.
+        """
+        address = clean_text(email)
+        if not address or "@" not in address:
+            raise ValueError("Give the email address whose data should be deleted.")
+        pattern = re.compile(re.escape(address), re.IGNORECASE)
+        changed = 0
+        with self._write() as conn:
+            rows = conn.execute(
+                "SELECT id, email, question, conversation, reply FROM handoffs "
+                "WHERE email = ? COLLATE NOCASE OR question LIKE ? ESCAPE '\\' "
+                "OR conversation LIKE ? ESCAPE '\\' OR reply LIKE ? ESCAPE '\\'",
+                (address, *[f"%{_like(address)}%"] * 3)).fetchall()
+            for r in rows:
+                email_of = None if (r["email"] or "").lower() == address.lower() else r["email"]
+                conn.execute(
+                    "UPDATE handoffs SET email = ?, question = ?, conversation = ?, reply = ? "
+                    "WHERE id = ?",
+                    (email_of, *(pattern.sub(FORGOTTEN, r[c])
+                                 for c in ("question", "conversation", "reply")), r["id"]))
+                changed += 1
+        return changed
+
+    def handoff_rows(self, limit: int = 200) -> list[HandoffRow]:
+        """Return the support requests as inbox rows, newest first."""
+        return [HandoffRow(
+            id=h.id, status=h.status, created=h.created, question=h.question,
+            email=h.email or "",
+            conversation="\n".join(f"{m.role}: {m.content}" for m in h.conversation),
+            page=h.page, reply=h.reply, answered_by=h.answered_by, answered_at=h.answered_at,
+            webhook_status=h.webhook_status) for h in self.handoffs(limit=limit)]
 
     # -- views -----------------------------------------------------------------------------
 
@@ -431,14 +551,15 @@ class Store:
         """Return the rows of one view (see VIEWS), newest or most frequent first."""
         return getattr(self, view(name).fetch)(limit=limit)
 
-    def iter_csv(self, name: str) -> Iterator[str]:
+    def iter_csv(self, name: str, private: bool = False) -> Iterator[str]:
         """Yield every row of one view as CSV text, a batch at a time (for a streamed download).
 
+        A view's private columns (the inbox's emails) are left out unless `private` is set.
         The latest questions are read EXPORT_BATCH rows at a time, so a large log is never
-        held in memory at once; the other views are summaries of bounded size.
+        held in memory at once; the other views are of bounded size.
         """
         spec = view(name)
-        names = [f.name for f in dataclasses.fields(spec.row_type)]
+        names = csv_columns(spec, private)
         yield csv_text([], names, header=True)
         if name != "recent":
             rows = rows_to_table(self.rows(name, limit=100_000))
@@ -450,12 +571,14 @@ class Store:
             yield csv_text(rows_to_table(batch), names)
             before = batch[-1].id
 
-    def export_csv(self, name: str, path: str | os.PathLike[str]) -> Path:
-        """Write one view (recent, gaps, feedback or terms) to a CSV file and return its path."""
+    def export_csv(self, name: str, path: str | os.PathLike[str],
+                   private: bool = False) -> Path:
+        """Write one view (see VIEWS) to a CSV file and return its path (emails only if
+        `private`)."""
         view(name)  # an unknown view fails before the file is created
         out = Path(path)
         with open(out, "w", encoding="utf-8", newline="") as f:
-            f.writelines(self.iter_csv(name))
+            f.writelines(self.iter_csv(name, private))
         return out
 
 
@@ -481,6 +604,31 @@ def _cited_titles(citations_json: str) -> list[str]:
         if title and title not in titles:
             titles.append(title)
     return titles
+
+
+#: What an email deleted on request is replaced by in the text it was typed into.
+FORGOTTEN = "[email deleted]"
+
+
+def _like(text: str) -> str:
+    """Return text for a LIKE pattern: its own % and _ match only themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _handoff(row: sqlite3.Row) -> Handoff:
+    from .handoff import Handoff
+    from .inputs import Message
+
+    try:
+        conversation = tuple(Message(str(m["role"]), str(m["content"]))
+                             for m in json.loads(row["conversation"]))
+    except (ValueError, KeyError, TypeError):
+        conversation = ()
+    return Handoff(id=row["id"], created=row["created"], question=row["question"],
+                   conversation=conversation, email=row["email"], session=row["session"],
+                   page=row["page"], status=row["status"], reply=row["reply"],
+                   answered_by=row["answered_by"], answered_at=row["answered_at"],
+                   webhook_status=row["webhook_status"])
 
 
 def _staff(row: sqlite3.Row) -> StaffEntry:

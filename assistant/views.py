@@ -61,6 +61,23 @@ class StaffEntryRow:
 
 
 @dataclass(frozen=True)
+class HandoffRow:
+    """A visitor's request to a person, as the console's inbox lists it."""
+
+    id: int
+    status: str  # "open" or "answered"
+    created: str
+    question: str
+    email: str  # the address to reply to ("" without one); left out of CSVs unless asked
+    conversation: str  # the conversation before it, one "role: text" line per message
+    page: str
+    reply: str
+    answered_by: str
+    answered_at: str
+    webhook_status: str
+
+
+@dataclass(frozen=True)
 class FeedbackRow:
     """A thumbs up or down, with the visitor's comment and what they were told."""
 
@@ -93,6 +110,8 @@ class View:
     row_type: type
     fetch: str  # the Store method returning its rows, called as fetch(limit=n)
     columns: tuple[tuple[str, str], ...]  # (field shown in the console, column width)
+    #: Fields a CSV export leaves out unless asked for (personal data: emails).
+    private: tuple[str, ...] = ()
 
 
 #: The one list of views: the console's tabs and the CSV exports both read it.
@@ -113,7 +132,18 @@ VIEWS: dict[str, View] = {v.name: v for v in (
     View("staff", "Staff answers", StaffEntryRow, "staff_rows",
          (("id", "50px"), ("status", "90px"), ("question", "25%"), ("answer", "40%"),
           ("slug", "120px"), ("author", "90px"), ("created", "110px"))),
+    View("inbox", "Inbox", HandoffRow, "handoff_rows",
+         (("id", "50px"), ("status", "80px"), ("created", "110px"), ("question", "22%"),
+          ("email", "150px"), ("conversation", "25%"), ("page", "90px"), ("reply", "18%"),
+          ("answered_by", "90px"), ("webhook_status", "110px")),
+         private=("email",)),
 )}
+
+
+def csv_columns(spec: View, private: bool = False) -> list[str]:
+    """Return the columns of a view's CSV: every field, the private ones only if asked."""
+    return [f.name for f in dataclasses.fields(spec.row_type)
+            if private or f.name not in spec.private]
 
 
 def view(name: str) -> View:
@@ -142,7 +172,8 @@ def _csv_cell(value: Any) -> Any:
 def csv_text(dicts: list[dict[str, Any]], names: list[str], header: bool = False) -> str:
     """Render row dicts as CSV lines in the given column order, with the header if asked."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n",
+                            extrasaction="ignore")  # columns left out stay out
     if header:
         writer.writeheader()
     for d in dicts:

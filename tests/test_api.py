@@ -106,7 +106,8 @@ def test_over_the_limit_gets_429_with_retry_after(bot, tmp_path):
 def test_the_openapi_schema_describes_the_endpoint(api):
     http, _ = api
     schema = http.get("/api/openapi.json").json()
-    assert list(schema["paths"]) == ["/api/ask"]  # Gradio's and the console's routes are not
+    # Gradio's and the console's routes are not in it.
+    assert list(schema["paths"]) == ["/api/ask", "/api/handoff"]
     post = schema["paths"]["/api/ask"]["post"]
     assert {"200", "413", "422", "429", "503"} <= set(post["responses"])
     request = schema["components"]["schemas"]["AskRequest"]

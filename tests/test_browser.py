@@ -355,3 +355,138 @@ def test_console_sign_in_download_and_sign_out(strict_app, browser, capsys):
     page.goto(base + "/admin/", wait_until="load")
     page.locator("input[name=password]").wait_for()  # signed out: the form again
     page.context.close()
+
+
+# -- the support console closes the loop (staff answers, ask support) --------------------------
+
+STAFF_QUESTION = "How much does an InfiniBand port cost?"
+STAFF_ANSWER = ("An InfiniBand port usually costs more than an Ethernet port of the same "
+                "speed. Most of the extra cost buys lower latency and lossless transport.")
+
+
+@pytest.fixture(scope="module")
+def console_app(tmp_path_factory):
+    """The app over a fast in-memory assistant of its own (publishing changes its index),
+    with the console on."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's Chromium is not installed (make browser)")
+    from conftest import CORPUS, TEST_DATA
+
+    from assistant.config import Settings
+    from assistant.testing import fake_assistant
+
+    bot = fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA))
+    store = Store(tmp_path_factory.mktemp("console") / "log.sqlite3")
+    settings = bot.settings.replace(admin_password="s3cret-pass", rate_limit_per_minute=1000)
+    with serve(create_app(bot, store, settings=settings)) as base:
+        yield base, store
+
+
+def _sign_in(browser, base: str):
+    page, watch = _open_host(browser, base + "/admin")
+    page.fill("input[name=password]", "s3cret-pass")
+    page.click("button[type=submit]")
+    page.locator("#table-recent").wait_for()
+    return page, watch
+
+
+def _cell(page, view: str, text: str):
+    """Return the shown cell of a console table holding the text (Gradio also keeps a hidden
+    copy of each row for measuring widths)."""
+    return page.locator(f"#table-{view} [role=gridcell]", has_text=text).first
+
+
+def _api_ask(base: str, question: str) -> dict:
+    import httpx
+
+    response = httpx.post(base + "/api/ask", json={"question": question}, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def test_console_answers_a_gap_and_the_next_visitor_gets_it(console_app, browser, capsys):
+    from assistant.answer import Answer
+
+    base, store = console_app
+    store.log(STAFF_QUESTION, Answer(text="I could not find that.", kind="refusal",
+                                     refused=True))
+    assert not _api_ask(base, STAFF_QUESTION)["answer"].startswith(STAFF_ANSWER[:40])
+    page, watch = _sign_in(browser, base)
+    page.get_by_role("tab", name="Staff answers").click()
+    assert page.locator("#staff-page input").input_value() == ""  # no page until one is picked
+    page.get_by_role("tab", name="Gaps").click()
+    _cell(page, "gaps", STAFF_QUESTION).click()
+    page.get_by_role("tab", name="Staff answers").click()
+    question = page.locator("#staff-question textarea")
+    question.wait_for()
+    assert _wait_for(lambda: question.input_value() == STAFF_QUESTION)  # copied from the gap
+    page.locator("#staff-answer textarea").fill(STAFF_ANSWER)
+    page.locator("#staff-page input").click()
+    page.get_by_role("option", name="InfiniBand", exact=True).click()
+    page.locator("#staff-publish").click()
+    status = page.locator("#staff-status")
+    status.get_by_text("(published)").wait_for()
+    entry_id = store.staff_entries(status="published")[0].id
+    _shot(page, "console-staff-answer.png", capsys)
+
+    answer = _api_ask(base, STAFF_QUESTION)
+    assert answer["answer"].startswith(STAFF_ANSWER[:40])
+    assert "Answered by support." in answer["answer"]
+    first = answer["citations"][0]
+    assert (first["slug"], first["section"]) == ("infiniband", "FAQ")
+
+    page.locator("#staff-id input").fill(str(entry_id))
+    page.locator("#staff-unpub").click()
+    status.get_by_text("is now draft").wait_for()
+    after = _api_ask(base, STAFF_QUESTION)
+    assert not after["answer"].startswith(STAFF_ANSWER[:40])
+    assert "Answered by support." not in after["answer"]
+    assert not watch.remote and not watch.dialogs
+    page.context.close()
+
+
+def test_ask_support_from_the_widget_reaches_the_console_inbox(console_app, browser, capsys):
+    base, store = console_app
+    page, watch = _open(browser, base + "/widget?page=nvlink",
+                        viewport={"width": 400, "height": 600})
+    _ask(page, "What is NVLink?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    page.locator("#ask-support").wait_for()  # offered under an answer
+    assert page.evaluate("document.documentElement.scrollHeight") <= 600
+    page.locator("#ask-support").click()
+    question = page.locator("#handoff-question textarea")
+    question.wait_for()
+    assert question.input_value() == "What is NVLink?"  # the last question, prefilled
+    assert "delete it after 90 days" in page.locator("#handoff-consent").inner_text()
+    question.fill(f"Which GPUs have NVLink 5? {XSS}")
+    page.locator("#handoff-email input").fill("not-an-email")
+    page.locator("#handoff-send").click()
+    page.locator("#handoff-error").get_by_text("does not look like an email").wait_for()
+    assert store.handoffs() == []
+    page.locator("#handoff-email input").fill("ana@example.com")
+    page.locator("#handoff-send").click()
+    page.locator("#handoff-thanks").get_by_text("Thank you").wait_for()
+    page.locator("#handoff-form").wait_for(state="hidden")
+    _shot(page, "widget-ask-support.png", capsys, full_page=False)
+    [handoff] = _wait_for(lambda: store.handoffs())
+    assert handoff.email == "ana@example.com" and handoff.page == "nvlink"
+    assert handoff.question == f"Which GPUs have NVLink 5? {XSS}"
+    assert [m.content for m in handoff.conversation][0] == "What is NVLink?"
+    assert not watch.remote and not watch.dialogs
+    page.context.close()
+
+    page, watch = _sign_in(browser, base)
+    page.get_by_role("tab", name="Inbox").click()
+    _cell(page, "inbox", "ana@example.com").wait_for()  # the address to reply to
+    _cell(page, "inbox", "Which GPUs have NVLink 5?").click()
+    assert _wait_for(lambda: page.locator("#inbox-id input").input_value() == str(handoff.id))
+    # The page the visitor was reading is picked for publishing the reply.
+    assert _wait_for(lambda: page.locator("#inbox-page input").input_value() == "NVLink")
+    page.locator("#inbox-reply textarea").fill("The B200 and GB200 do.")
+    page.locator("#inbox-answered").click()
+    page.locator("#inbox-status").get_by_text("is answered").wait_for()
+    assert store.handoff(handoff.id).reply == "The B200 and GB200 do."
+    _shot(page, "console-inbox.png", capsys)
+    page.wait_for_timeout(300)  # a stray onerror or script from the request would fire now
+    assert not watch.remote and not watch.dialogs
+    page.context.close()

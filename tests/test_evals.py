@@ -1,5 +1,7 @@
 """The golden set against the floors in evals/thresholds.toml, and the scoring rules."""
 
+import json
+
 import pytest
 
 from assistant.evaluate import (
@@ -73,3 +75,37 @@ def test_hybrid_beats_dense_and_bm25_baselines(bot, built):
         baseline = run_eval(bot_in_mode, DEFAULT_GOLDEN).metrics
         assert hybrid["mrr"] > baseline["mrr"], (mode, hybrid["mrr"], baseline["mrr"])
         assert hybrid["hit_at_1"] > baseline["hit_at_1"], (mode, hybrid, baseline)
+
+
+def test_a_staff_item_is_asked_with_its_answer_published_in_memory(fake_bot, tmp_path):
+    from assistant import staff
+
+    golden = tmp_path / "g.jsonl"
+    item = {"id": "s", "question": "How much does an InfiniBand port cost?",
+            "staff": {"question": "How much does an InfiniBand port cost?",
+                      "answer": "An InfiniBand port usually costs more than an Ethernet port "
+                                "of the same speed.", "slug": "infiniband"},
+            "expect": {"sources": ["infiniband"],
+                       "nuggets": [["costs more than an ethernet port"],
+                                   ["answered by support"]]}}
+    golden.write_text(json.dumps(item) + "\n")
+    [loaded] = load_golden(golden)
+    assert loaded.staff.slug == "infiniband"
+    units = len(fake_bot.index.units)
+    row = run_eval(fake_bot, golden).rows[0]
+    assert row["answer"].startswith("An InfiniBand port usually costs more")
+    assert staff.SUPPORT_NOTE in row["answer"] and row["staff"] == "infiniband"
+    assert row["cited"][0] == "infiniband"
+    # Nothing was published for real: the assistant asked next does not know the answer.
+    assert len(fake_bot.index.units) == units
+    assert staff.SUPPORT_NOTE not in fake_bot.ask(item["question"]).text
+
+    golden.write_text(json.dumps({**item, "staff": {"question": "q"}}) + "\n")
+    with pytest.raises(GoldenError, match="staff must be"):
+        load_golden(golden)
+
+
+def test_the_golden_set_has_a_staff_answer_reaching_a_visitor():
+    items = [i for i in load_golden(DEFAULT_GOLDEN) if i.staff]
+    assert items and all(["answered by support"] in [list(n) for n in i.expect.nuggets]
+                         for i in items)

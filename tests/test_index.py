@@ -1,7 +1,7 @@
 import pytest
 
 from assistant.corpus import chunk_page, load_corpus, read_page
-from assistant.index import Index, IndexNotReady, VectorIndex
+from assistant.index import Index, IndexNotReady, OverlayIndex, VectorIndex
 
 
 def test_the_chroma_index_is_a_vector_index_and_loads_nothing_when_made(small_settings):
@@ -74,3 +74,25 @@ def test_search_by_vector_returns_cosine_similarity(small_settings, small_corpus
     assert hits[0][0].slug == "roce"
     assert all(-1.0 <= sim <= 1.0 for _, sim in hits)
     assert hits[0][1] >= hits[-1][1]
+
+
+def test_overlay_index_adds_units_without_writing_the_base(fake_bot):
+    from assistant import staff
+
+    base = fake_bot.index
+    before = [u.id for u in base.snapshot()[0]]
+    overlay = OverlayIndex(base)
+    assert isinstance(overlay, VectorIndex)
+    entry = staff.StaffEntry(9, "Is InfiniBand expensive?", "InfiniBand costs more than "
+                             "Ethernet.", "infiniband", "ana", "", "published")
+    units = staff.staff_units(entry, fake_bot.corpus.pages["infiniband"])
+    overlay.add_units(units)
+    ids = [u.id for u in overlay.snapshot()[0]]
+    assert ids == sorted(ids) and {u.id for u in units} <= set(ids)
+    assert len(overlay.snapshot()[1]) == len(ids)
+    top = overlay.search_vector(overlay.embed_query(units[0].embed_text), 3)
+    assert top[0][0].id == entry.chunk_id
+    assert overlay.manifest().built_at >= base.manifest().built_at
+    assert [u.id for u in base.snapshot()[0]] == before  # the base never saw them
+    overlay.remove_chunk(entry.chunk_id)
+    assert [u.id for u in overlay.snapshot()[0]] == before

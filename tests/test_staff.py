@@ -259,3 +259,47 @@ def test_chroma_index_adds_keeps_across_ingest_and_removes_staff_units(small_set
     index.remove_chunk(entry.chunk_id)
     assert not [u for u in index.snapshot()[0] if staff.is_staff(u.id)]
     assert index.manifest().pages == Index(small_settings).manifest().pages
+
+
+# -- the exported patch, merged into a copy of the corpus --------------------------------------
+
+def test_patch_merged_into_a_corpus_copy_passes_the_check_and_retires_the_entry(
+        fresh_bot, store, tmp_path):
+    import re
+    import shutil
+
+    import frontmatter
+
+    from assistant.corpus import check_corpus, load_corpus
+
+    entry = store.add_staff_entry(QUESTION, ANSWER, "infiniband", "ana", fresh_bot.corpus)
+    other = store.add_staff_entry("Does NVLink replace PCIe?", "NVLink links GPUs to each "
+                                  "other, while PCIe still connects them to the host.",
+                                  "nvlink", "ana", fresh_bot.corpus)
+    for e in (entry, other):
+        staff.publish(store, fresh_bot.index, fresh_bot.retriever, fresh_bot.corpus, e.id)
+    patch = staff.yaml_patch(store.staff_entries())
+
+    # What an editor does with the patch: add each page's items to its front matter's faq.
+    copy = tmp_path / "corpus"
+    shutil.copytree(CORPUS, copy)
+    parts = re.split(r"^# corpus page ([\w-]+):.*$", patch, flags=re.M)
+    assert parts[1::2] == ["infiniband", "nvlink"]
+    for slug, block in zip(parts[1::2], parts[2::2], strict=True):
+        items = yaml.safe_load(block)["faq"]
+        path = next(copy.glob(f"*/{slug}.md"))
+        page = frontmatter.loads(path.read_text(encoding="utf-8"))
+        page.metadata["faq"] = list(page.metadata["faq"]) + items
+        path.write_text(frontmatter.dumps(page, sort_keys=False) + "\n", encoding="utf-8")
+    assert check_corpus(copy) == []
+    merged = load_corpus(copy)
+    assert merged.pages["infiniband"].faq[-1] == FAQ(q=QUESTION, a=ANSWER)
+
+    assert merged.pages["nvlink"].faq[-1].q == "Does NVLink replace PCIe?"
+
+    # Re-ingest of the copy: the corpus FAQ now asks them, so the staff entries retire.
+    assert sorted(staff.sync_after_ingest(store, fresh_bot.index, merged)) == [entry.id,
+                                                                               other.id]
+    assert {store.staff_entry(e.id).status for e in (entry, other)} == {"retired"}
+    assert not [u for u in fresh_bot.index.units if staff.is_staff(u.id)]
+    assert staff.yaml_patch(store.staff_entries()) == ""  # nothing left to merge

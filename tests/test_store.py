@@ -303,7 +303,7 @@ def test_the_console_and_the_export_share_one_registry_of_views():
 
     from assistant.views import VIEWS
 
-    assert list(VIEWS) == ["recent", "gaps", "feedback", "terms", "staff"]
+    assert list(VIEWS) == ["recent", "gaps", "feedback", "terms", "staff", "inbox"]
     for spec in VIEWS.values():
         names = {f.name for f in dataclasses.fields(spec.row_type)}
         assert {column for column, _ in spec.columns} <= names, spec.name

@@ -482,12 +482,13 @@ def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
         assert http.get("/admin/config").status_code == 401
     admin = _client(base + "/admin/", auth=("admin", ADMIN_PASSWORD),
                     download_files=str(tmp_path))
-    recent, gaps, feedback, terms, staff = admin.predict(api_name="/refresh")
+    recent, gaps, feedback, terms, staff, inbox = admin.predict(api_name="/refresh")
     assert recent["headers"][:3] == ["id", "created", "question"]
     assert any("toaster" in str(row[2]) for row in recent["data"])
     assert any("toaster" in str(row[1]) for row in gaps["data"])
     assert terms["data"] and terms["headers"][0] == "subject"
     assert staff["headers"][:3] == ["id", "status", "question"] and staff["data"] == []
+    assert "email" in inbox["headers"] and inbox["data"] == []
 
 
 def test_glossary_pages_embed_the_widget_and_security_headers(live):

@@ -1,4 +1,5 @@
-"""A plain JSON API for a site's own backend: `POST /api/ask` -> the `ask --json` object.
+"""A plain JSON API for a site's own backend: `POST /api/ask` -> the `ask --json` object, and
+`POST /api/handoff`, a question for a person (the console's inbox).
 
 One request, one JSON answer: no queue to join, no event stream to read. The input is
 checked by pydantic (HTTP 422 names the field), the edge refuses a body over the cap (413) and
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..answer import Answer
 from ..compose import templates
+from ..handoff import MAX_EMAIL, HandoffError, Inbox, thanks
 from .edge import request_ip
 
 if TYPE_CHECKING:
@@ -48,6 +50,31 @@ class AskRequest(BaseModel):
     history: list[HistoryMessage] = Field(default_factory=list, max_length=200,
                                           description="Earlier messages, oldest first.")
     page: str | None = Field("", description="Slug of the glossary page being read, or empty.")
+
+
+class HandoffBody(BaseModel):
+    """A question for a person, with an optional email for the reply."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"question": "Does our switch support RoCE?", "email": "ana@example.com",
+         "history": [], "page": "roce"}]})
+    question: str = Field(description="The question for support (at most "
+                                      "ASSISTANT_MAX_QUESTION_CHARS characters).")
+    email: str | None = Field(None, description=f"Where to reply (at most {MAX_EMAIL} "
+                                                "characters); stored only with this request "
+                                                "and deleted after ASSISTANT_RETENTION_DAYS.")
+    history: list[HistoryMessage] = Field(default_factory=list, max_length=200,
+                                          description="The conversation so far, oldest first "
+                                                      "(clipped to its newest part).")
+    page: str | None = Field("", description="Slug of the glossary page being read, or empty.")
+
+
+class HandoffOut(BaseModel):
+    """A stored request: its id in the inbox and the thank-you to show."""
+
+    id: int
+    status: str
+    message: str
 
 
 class CitationOut(BaseModel):
@@ -97,10 +124,12 @@ class Problem(BaseModel):
 class JsonApi:
     """The `/api` routes: answers in a bounded thread pool, logged like the chat's."""
 
-    def __init__(self, assistant: Assistant, store: Store, settings: Settings):
+    def __init__(self, assistant: Assistant, store: Store, settings: Settings,
+                 inbox: Inbox | None = None):
         self.assistant = assistant
         self.store = store
         self.settings = settings
+        self.inbox = inbox or Inbox(store, settings)
         self.limiter = anyio.CapacityLimiter(settings.concurrency)
         self.waiting = 0
 
@@ -128,6 +157,17 @@ class JsonApi:
             self.waiting -= 1
         return answer.to_json()
 
+    def handoff(self, body: HandoffBody) -> Any:
+        """Send a question to support (the console's inbox, and the webhook if one is set)."""
+        page = body.page if body.page in self.assistant.corpus.pages else ""
+        try:
+            handoff = self.inbox.submit(body.question, body.email,
+                                        [m.model_dump() for m in body.history],
+                                        session="api", page=page)
+        except HandoffError as exc:
+            return JSONResponse({"detail": str(exc)}, 400)
+        return HandoffOut(id=handoff.id, status=handoff.status, message=thanks(handoff.email))
+
     def router(self) -> APIRouter:
         """Return the routes, described for FastAPI's OpenAPI schema."""
         router = APIRouter(prefix="/api", tags=["ask"])
@@ -140,4 +180,11 @@ class JsonApi:
                       "limit; `kind` is rate_limited. See the Retry-After header."},
                 503: {"model": Refused, "description": "The server is at capacity; `kind` is "
                       "busy. See the Retry-After header."}})
+        router.add_api_route(
+            "/handoff", self.handoff, methods=["POST"], response_model=HandoffOut,
+            summary="Ask a person", responses={
+                400: {"model": Problem, "description": "An empty or too long question, or a "
+                      "malformed email; `detail` says which."},
+                429: {"model": Problem, "description": "Over the client's rate limit (counted "
+                      "with its questions). See the Retry-After header."}})
         return router

@@ -25,6 +25,7 @@ from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 
+from ..handoff import Inbox
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
 from ..site import mount_site, widget_head
 from ..store import Store
@@ -32,7 +33,7 @@ from ..views import VIEWS
 from .api import JsonApi
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import Console, export_routes, staff_routes
+from .console import Console, export_routes, inbox_routes, staff_routes
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ADMIN = "/admin"
+#: Routes of the JSON API admitted like questions (rate limit, concurrency cap).
+QUESTION_ROUTES = frozenset({"/api/ask", "/api/handoff"})
 DAY_S = 24 * 3600
 
 
@@ -54,6 +57,11 @@ class Services:
     store: Store
     admission: Admission
     console_auth: ConsoleAuth | None = None
+    inbox: Inbox | None = None  # where "Ask support" requests go (made from the store)
+
+    def __post_init__(self) -> None:
+        if self.inbox is None:
+            self.inbox = Inbox(self.store, self.settings)
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store | None = None) -> Services:
@@ -152,7 +160,7 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     origins = parse_origins(settings.allowed_origins)
     app = FastAPI(title=TITLE, version="1", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json", lifespan=lifespan_for(services))
-    api = JsonApi(assistant, services.store, settings)
+    api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
     _site_routes(app, assistant)
     policies = _mount_pages(app, assistant, services)
@@ -164,7 +172,7 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
         app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN)
     # Added last, so outermost: every request and response passes it first.
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
-                       settings=settings, router=app.router, questions=frozenset({"/api/ask"}))
+                       settings=settings, router=app.router, questions=QUESTION_ROUTES)
     return app
 
 
@@ -198,6 +206,7 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
     if auth is not None:
         app.include_router(console_routes(auth, ADMIN, settings.trusted_proxies))
         app.include_router(export_routes(services.store, auth, ADMIN))
+        app.include_router(inbox_routes(services.store, auth, ADMIN))
         app.include_router(staff_routes(services.store, assistant, auth, ADMIN))
         admin = Console(services.store, settings, assistant).build()
         gr.mount_gradio_app(app, admin, ADMIN, auth_dependency=auth.request_user,
@@ -205,7 +214,7 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         policies.append(MountPolicy.of(ADMIN, admin))
     for prefix, compact in (("/widget", True), ("/", False)):
         page = ChatPage(assistant, services.store, settings, services.admission,
-                        compact=compact)
+                        compact=compact, inbox=services.inbox)
         blocks = page.build()
         # The widget's head loads the bridge to a framing page (citations open in the host).
         extra = {"head": widget_head()} if prefix == "/widget" else {}

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from ..answer import Answer
+from ..handoff import MAX_EMAIL, HandoffError, Inbox, consent_note, thanks
 from ..limits import Admission, ConcurrencyCap, RateLimiter
 from .edge import request_ip
 from .render import answer_messages, escape_markdown, greeting, starter_questions, user_message
@@ -27,7 +29,10 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..store import Store
 
+log = logging.getLogger(__name__)
+
 TITLE = "Glossary assistant"
+ASK_SUPPORT = "Not what you needed? Ask support"
 # The widget's chat takes the iframe's height less the question row, so that the page itself
 # never scrolls (static/compact.css shortens it further while the comment row is open).
 COMPACT_CHAT_HEIGHT = "calc(100vh - 92px)"
@@ -70,11 +75,13 @@ class ChatPage:
     """
 
     def __init__(self, assistant: Assistant, store: Store, settings: Settings,
-                 admission: Admission | None = None, *, compact: bool = False):
+                 admission: Admission | None = None, *, compact: bool = False,
+                 inbox: Inbox | None = None):
         self.assistant = assistant
         self.store = store
         self.settings = settings
         self.admission = admission or Admission(RateLimiter(0), ConcurrencyCap(0))
+        self.inbox = inbox or Inbox(store, settings)
         self.compact = compact
         self.corpus = assistant.corpus
         #: fn indexes of the events that ask a question (set by build()).
@@ -183,8 +190,57 @@ class ChatPage:
 
     @staticmethod
     def on_new_chat() -> tuple[Any, ...]:
-        """Empty the conversation."""
-        return [], "", ChatPage.new_state(), None, "", gr.update(visible=False)
+        """Empty the conversation (and close the ask-support row and form)."""
+        hidden = gr.update(visible=False)
+        return [], "", ChatPage.new_state(), None, "", hidden, hidden, hidden, ""
+
+    # -- asking a person -------------------------------------------------------------------
+
+    @staticmethod
+    def support_offer(state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Offer "Ask support" under the chat once something has been answered (afresh after
+        each answer: an earlier thank-you goes)."""
+        answered = bool((state or {}).get("history"))
+        return gr.update(visible=answered), gr.update(visible=True), ""
+
+    def on_open_support(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Open the ask-support form, its question filled with the visitor's last question."""
+        history = (state or {}).get("history") or []
+        last = next((m.get("content", "") for m in reversed(history)
+                     if isinstance(m, dict) and m.get("role") == "user"), "")
+        return (gr.update(visible=True), gr.update(visible=False),
+                clip(str(last), self.settings.max_question_chars), "")
+
+    @staticmethod
+    def on_cancel_support() -> tuple[Any, ...]:
+        """Close the form without sending anything."""
+        return gr.update(visible=False), gr.update(visible=True), ""
+
+    def on_handoff(self, question: Any, email: Any, state: dict[str, Any] | None,
+                   page: str | None, request: gr.Request) -> tuple[Any, ...]:
+        """Send the question to support: thank the visitor, or say what to fix.
+
+        Admitted by the edge like a question (it counts against the client's rate limit),
+        so the client's lease is returned here.
+        """
+        ip = request_ip(request, self.settings.trusted_proxies)
+        state = state or {}
+        keep = gr.update()
+        try:
+            handoff = self.inbox.submit(question, email, state.get("history"),
+                                        session=state.get("conversation", ""),
+                                        page=page or "")
+        except HandoffError as exc:
+            return keep, keep, str(exc), keep, keep
+        except Exception:  # the visitor gets a sentence, the log gets the traceback
+            log.exception("could not store a support request")
+            return (keep, keep, "Sorry: your request could not be sent. Please try again.",
+                    keep, keep)
+        finally:
+            self.admission.release(ip)
+        # The thank-you takes the button's place until the next answer offers it again.
+        return (gr.update(visible=False), gr.update(visible=True), "", thanks(handoff.email),
+                gr.update(visible=False))
 
     def ask(self, question: str, history: list | None = None, page: str = "",
             request: gr.Request = None) -> dict:  # type: ignore[assignment]
@@ -224,6 +280,7 @@ class ChatPage:
                                      placeholder="What was wrong or missing? (optional)",
                                      elem_id="comment")
                 send_comment = gr.Button("Send", scale=0, min_width=70, elem_id="send-comment")
+            support = self._support_parts()
             with gr.Row(equal_height=True, elem_id="ask-row"):
                 box = gr.Textbox(show_label=False, scale=4, min_width=120, max_lines=4,
                                  placeholder="Ask about a term…", elem_id="question",
@@ -232,11 +289,33 @@ class ChatPage:
             parts = {"page": page_state, "chat": chat_state, "pending": pending,
                      "chatbot": chatbot, "box": box, "send": send, "new": new,
                      "comment": comment, "comment_row": comment_row,
-                     "send_comment": send_comment}
+                     "send_comment": send_comment, **support}
             self._wire(demo, parts)
         demo.queue(max_size=self.settings.queue_size,
                    default_concurrency_limit=self.settings.concurrency)
         return demo
+
+    def _support_parts(self) -> dict[str, Any]:
+        """Lay out "Ask support" and its form (both hidden until there is an answer)."""
+        s = self.settings
+        with gr.Row(visible=False, elem_id="support-row", equal_height=True) as support_row:
+            ask_support = gr.Button(ASK_SUPPORT, size="sm", scale=0, elem_id="ask-support")
+            thanked = gr.Markdown("", elem_id="handoff-thanks")
+        with gr.Column(visible=False, elem_id="handoff-form") as form:
+            question = gr.Textbox(label="Your question for our support team", max_lines=3,
+                                  max_length=s.max_question_chars, elem_id="handoff-question")
+            email = gr.Textbox(label="Your email (optional, for a reply)", max_lines=1,
+                               max_length=MAX_EMAIL, type="email", elem_id="handoff-email")
+            gr.Markdown(consent_note(s.retention_days, s.support_email),
+                        elem_id="handoff-consent")
+            problem = gr.Markdown("", elem_id="handoff-error")
+            with gr.Row(equal_height=True):
+                send = gr.Button("Send to support", variant="primary", size="sm",
+                                 elem_id="handoff-send")
+                cancel = gr.Button("Cancel", size="sm", elem_id="handoff-cancel")
+        return {"support_row": support_row, "ask_support": ask_support, "thanked": thanked,
+                "form": form, "handoff_question": question, "handoff_email": email,
+                "handoff_problem": problem, "handoff_send": send, "handoff_cancel": cancel}
 
     def _wire(self, demo: gr.Blocks, p: dict[str, Any]) -> None:
         private = {"api_visibility": "private"}
@@ -254,7 +333,11 @@ class ChatPage:
                                        **quiet),
             gr.api(self.ask, api_name="ask"),
         ]
-        self.question_events = frozenset(dep["id"] for dep in questions)
+        for dep in questions[:-1]:  # the chat's events, not the API: offer "Ask support"
+            dep.then(self.support_offer, [p["chat"]],
+                     [p["support_row"], p["ask_support"], p["thanked"]], **private, **quiet)
+        handoffs = self._wire_support(p)
+        self.question_events = frozenset(dep["id"] for dep in questions + handoffs)
         comment_out = [p["pending"], p["comment"], p["comment_row"]]
         p["chatbot"].like(self.on_like, [p["chat"]], [p["pending"], p["comment_row"]],
                           **private)
@@ -263,7 +346,22 @@ class ChatPage:
         p["send_comment"].click(self.on_comment, [p["comment"], p["pending"]], comment_out,
                                 **private)
         new_out = [p["chatbot"], p["box"], p["chat"], p["pending"], p["comment"],
-                   p["comment_row"]]
+                   p["comment_row"], p["support_row"], p["form"], p["thanked"]]
         p["new"].click(self.on_new_chat, None, new_out, **private)
         p["chatbot"].clear(self.on_new_chat, None, new_out, **private)
         demo.load(self.on_load, None, [p["page"], p["chat"], p["chatbot"]], **private)
+
+    def _wire_support(self, p: dict[str, Any]) -> list[Any]:
+        """Wire "Ask support" and its form; return the events that send a request."""
+        private = {"api_visibility": "private"}
+        p["ask_support"].click(self.on_open_support, [p["chat"]],
+                               [p["form"], p["support_row"], p["handoff_question"],
+                                p["handoff_problem"]], **private)
+        p["handoff_cancel"].click(self.on_cancel_support, None,
+                                  [p["form"], p["support_row"], p["handoff_problem"]],
+                                  **private)
+        send_in = [p["handoff_question"], p["handoff_email"], p["chat"], p["page"]]
+        send_out = [p["form"], p["support_row"], p["handoff_problem"], p["thanked"],
+                    p["ask_support"]]
+        return [p["handoff_send"].click(self.on_handoff, send_in, send_out, **private),
+                p["handoff_email"].submit(self.on_handoff, send_in, send_out, **private)]

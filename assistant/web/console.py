@@ -21,6 +21,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
 from .. import staff
+from ..handoff import MAX_REPLY
 from ..views import VIEWS, rows_to_table
 from .auth import ConsoleAuth
 from .chat import TITLE
@@ -62,9 +63,20 @@ def question_of(row: list[Any], columns: list[str]) -> str:
 def retention_note(days: int) -> str:
     """Return the sentence that states how long the log is kept."""
     if days <= 0:
-        return "Questions and feedback are kept until deleted by hand (ASSISTANT_RETENTION_DAYS=0)."
-    return (f"Questions and feedback are deleted after {days} days "
-            f"(ASSISTANT_RETENTION_DAYS); visitor IPs are only ever stored as salted hashes.")
+        return ("Questions, feedback and support requests are kept until deleted by hand "
+                "(ASSISTANT_RETENTION_DAYS=0).")
+    return (f"Questions, feedback and support requests (with their emails) are deleted after "
+            f"{days} days (ASSISTANT_RETENTION_DAYS); visitor IPs are only ever stored as "
+            f"salted hashes.")
+
+
+def wants_emails(request: Request) -> bool:
+    """Return whether an export asks for the private columns (`?emails=1`)."""
+    return request.query_params.get("emails", "").lower() in ("1", "true", "yes")
+
+
+def _said(text: str) -> str:
+    return html.escape(str(text), quote=False)
 
 
 class Console:
@@ -122,6 +134,90 @@ class Console:
             return f"Not done: {html.escape(str(exc), quote=False)}"
         return f"Staff answer {entry.id} is now {entry.status}."
 
+    # -- the inbox -----------------------------------------------------------------------------
+
+    def mark_answered(self, handoff_id: float | None, reply: str,
+                      request: gr.Request | None = None) -> str:
+        """Record the reply sent to a request and mark it answered; return a status line."""
+        if handoff_id is None:
+            return "Click a request in the inbox (or give its id) first."
+        author = getattr(request, "username", None) or "staff"
+        try:
+            handoff = self.store.answer_handoff(int(handoff_id), reply, author)
+        except ValueError as exc:
+            return f"Not saved: {_said(exc)}"
+        to = f" Reply sent to {_said(handoff.email)}?" if handoff.email else ""
+        return f"Request {handoff.id} is answered.{to}"
+
+    def publish_reply(self, question: str, reply: str, slug: str,
+                      request: gr.Request | None = None) -> str:
+        """Turn a request's question and reply into a published staff answer."""
+        return self.save_answer(question, reply, slug, True, request)
+
+    def delete_request(self, handoff_id: float | None) -> str:
+        """Delete one request from the inbox; return a status line."""
+        if handoff_id is None:
+            return "Give the id of the request to delete."
+        if self.store.delete_handoff(int(handoff_id)):
+            return f"Request {int(handoff_id)} is deleted."
+        return f"There is no request {int(handoff_id)}."
+
+    def forget_person(self, email: str) -> str:
+        """Delete an email address from every request (a person's request to be forgotten)."""
+        try:
+            changed = self.store.forget_email(email)
+        except ValueError as exc:
+            return f"Not done: {_said(exc)}"
+        return f"Deleted that address from {changed} request(s)."
+
+    @staticmethod
+    def pick_request(evt: gr.SelectData) -> tuple[Any, ...]:
+        """Return the id, question and page (the one the visitor was reading, if any) of a
+        clicked inbox row."""
+        row = getattr(evt, "row_value", None) or []
+        columns = [c for c, _ in VIEWS["inbox"].columns]
+        handoff_id = row[0] if row and isinstance(row[0], (int, float)) else None
+        at = columns.index("page")
+        page = html.unescape(str(row[at])) if len(row) > at and row[at] else None
+        return handoff_id, question_of(row, columns), page if page else gr.update()
+
+    def _inbox_form(self) -> list[Any]:
+        """Lay out the inbox's actions; return the events that change it."""
+        gr.Markdown("### Reply to a request\nClick a request: reply to the email shown (this "
+                    "app sends no email), then record the reply. A reply worth keeping can be "
+                    "published as a staff answer of a page (1 to 3 sentences that stand "
+                    "alone). Delete a request, or every trace of a person's email, on request.",
+                    elem_id="inbox-intro")
+        status = gr.Markdown(elem_id="inbox-status", render=False)  # shown last, set by all
+        private = {"api_visibility": "private"}
+        with gr.Row():
+            handoff_id = gr.Number(label="Request id", precision=0, elem_id="inbox-id",
+                                   scale=0, min_width=120)
+            question = gr.Textbox(label="Question", max_lines=3, elem_id="inbox-question")
+        reply = gr.Textbox(label="Reply", lines=3, max_length=MAX_REPLY, elem_id="inbox-reply")
+        with gr.Row():
+            answered = gr.Button("Mark answered", variant="primary", elem_id="inbox-answered")
+            delete = gr.Button("Delete this request", variant="stop", elem_id="inbox-delete")
+        events = [answered.click(self.mark_answered, [handoff_id, reply], status, **private),
+                  delete.click(self.delete_request, handoff_id, status, **private)]
+        page = gr.State(None)  # without the assistant there is no page to publish to
+        if self.assistant is not None:
+            with gr.Row():
+                page = gr.Dropdown(choices=self.pages(), value=None, label="Page",
+                                   elem_id="inbox-page")
+                faq = gr.Button("Publish the reply as a staff answer", elem_id="inbox-faq")
+            events.append(faq.click(self.publish_reply, [question, reply, page], status,
+                                    **private))
+        with gr.Row():
+            email = gr.Textbox(label="Delete a person's data: their email address",
+                               max_lines=1, elem_id="inbox-forget-email")
+            forget = gr.Button("Delete this person's data", variant="stop", scale=0,
+                               elem_id="inbox-forget")
+        events.append(forget.click(self.forget_person, email, status, **private))
+        status.render()
+        self.inbox_fields = (handoff_id, question, page)
+        return events
+
     def picker(self, view_name: str):
         """Return the handler that copies a clicked row's question into the answer form."""
         columns = [c for c, _ in VIEWS[view_name].columns]
@@ -139,7 +235,8 @@ class Console:
         with gr.Row():
             question = gr.Textbox(label="Question", max_length=staff.MAX_QUESTION,
                                   elem_id="staff-question")
-            page = gr.Dropdown(choices=self.pages(), label="Page", elem_id="staff-page")
+            page = gr.Dropdown(choices=self.pages(), value=None, label="Page",
+                               elem_id="staff-page")
         answer = gr.Textbox(label="Answer", lines=3, max_length=staff.MAX_ANSWER,
                             elem_id="staff-answer")
         with gr.Row():
@@ -172,6 +269,7 @@ class Console:
     def build(self) -> gr.Blocks:
         """Lay out the console; return the gr.Blocks (queued, not launched)."""
         tables: list[gr.Dataframe] = []
+        changes: list[Any] = []
         with gr.Blocks(title=f"{TITLE}: support console") as admin:
             with gr.Row():
                 gr.Markdown("## Support console\nWhat visitors ask, what went unanswered and "
@@ -192,19 +290,27 @@ class Console:
                                 elem_id=f"csv-{name}")
                     if name == "staff" and self.assistant is not None:
                         self._answer_form()
+                    if name == "inbox":
+                        changes = self._inbox_form()
+            by_name = dict(zip(VIEWS, tables, strict=True))
             if self.assistant is not None:  # a gap or a disliked answer: click to answer it
-                for name, table in zip(VIEWS, tables, strict=True):
-                    if name in ("gaps", "feedback"):
-                        table.select(self.picker(name), None, self.question_box,
-                                     api_visibility="private")
+                for name in ("gaps", "feedback"):
+                    by_name[name].select(self.picker(name), None, self.question_box,
+                                         api_visibility="private")
+            by_name["inbox"].select(self.pick_request, None, list(self.inbox_fields),
+                                    api_visibility="private")
             admin.load(self.refresh, None, tables, api_name="refresh")
             refresh.click(self.refresh, None, tables, api_visibility="private")
+            # After the load, which keeps the API name "refresh" (the first one wins it).
+            for change in changes:  # the tables show what an inbox action did
+                change.then(self.refresh, None, tables, api_visibility="private")
         admin.queue(max_size=16, default_concurrency_limit=2)
         return admin
 
 
 def export_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
-    """Return the route that streams a view as CSV to a signed-in user."""
+    """Return the route that streams a view as CSV to a signed-in user (emails left out
+    unless the URL asks for them with `?emails=1`)."""
     router = APIRouter(prefix=prefix, include_in_schema=False)
 
     @router.get("/export/{name}.csv")
@@ -213,8 +319,10 @@ def export_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
             raise HTTPException(401, "Sign in to the support console first.")
         if name not in VIEWS:
             raise HTTPException(404, f"No view {name!r}.")
+        # Emails (the inbox's) only when asked for: ?emails=1.
         return StreamingResponse(
-            store.iter_csv(name), media_type="text/csv; charset=utf-8",
+            store.iter_csv(name, private=wants_emails(request)),
+            media_type="text/csv; charset=utf-8",
             headers={"content-disposition": f'attachment; filename="{name}.csv"',
                      "cache-control": "no-store"})
 
@@ -272,5 +380,59 @@ def staff_routes(store: Store, assistant: Assistant, auth: ConsoleAuth,
         return PlainTextResponse(staff.yaml_patch(store.staff_entries(status="published")),
                                  media_type="text/yaml; charset=utf-8",
                                  headers={"cache-control": "no-store"})
+
+    return router
+
+
+def inbox_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
+    """Return the signed-in routes that list, answer and delete support requests."""
+    router = APIRouter(prefix=f"{prefix}/inbox", include_in_schema=False)
+    private = {"cache-control": "no-store"}
+
+    def signed_in(request: Request) -> str:
+        user = auth.request_user(request)
+        if user is None:
+            raise HTTPException(401, "Sign in to the support console first.")
+        return user
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise HTTPException(400, "Send a JSON object.")
+        return body
+
+    @router.get("")
+    def listing(request: Request, status: str | None = None) -> JSONResponse:
+        signed_in(request)
+        return JSONResponse([dataclasses.asdict(h) for h in store.handoffs(status=status)],
+                            headers=private)
+
+    @router.post("/{handoff_id}/answer")
+    async def answer(handoff_id: int, request: Request) -> JSONResponse:
+        user = signed_in(request)
+        body = await body_of(request)
+        try:
+            handoff = store.answer_handoff(handoff_id, str(body.get("reply") or ""), user)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse(dataclasses.asdict(handoff), headers=private)
+
+    @router.post("/{handoff_id}/delete")
+    def delete(handoff_id: int, request: Request) -> JSONResponse:
+        signed_in(request)
+        return JSONResponse({"deleted": store.delete_handoff(handoff_id)}, headers=private)
+
+    @router.post("/forget")
+    async def forget(request: Request) -> JSONResponse:
+        signed_in(request)
+        body = await body_of(request)
+        try:
+            changed = store.forget_email(str(body.get("email") or ""))
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse({"changed": changed}, headers=private)
 
     return router
