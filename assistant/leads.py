@@ -209,6 +209,11 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     given = set(numbers_in(MODEL.sub(
         lambda m: m.group(0) if (m.group(1) or m.group(3)).lower() in NOT_MODEL else " ",
         draft.question)))
+    if len(given) >= 2:
+        # A worked case with every figure given is the answer whatever unit it states
+        # ("how big is the bubble with 4 stages and 16 micro-batches": "... about 16%").
+        with_unit += [c for c in pool if c not in with_unit
+                      and given <= set(numbers_in(c.sentence.text))]
     def share(c: Candidate) -> float:
         hits = (len(asked & stems_of(c.sentence.text)) + model_fit(named, c.sentence.text)
                 + len(given & set(numbers_in(c.sentence.text))))
