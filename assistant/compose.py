@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_EXTRA_SENTENCES = 3
 SENTENCE_WINDOW = 0.12  # supporting sentences stay within this of the best one
+WINDOW_SLACK = 0.04  # ... the first of them a little further, when the lead scores far ahead
 DUPLICATE_SIMILARITY = 0.85  # two sentences this close say the same thing
 
 _INJECTION = re.compile(
@@ -370,7 +371,7 @@ def _supporting(draft: Draft, pool: list[Candidate], quoted: list[Chunk], limit:
     chosen: list[Chunk] = []
     taken = list(quoted)
     for c in pool:
-        if len(chosen) >= limit or c.score < best - SENTENCE_WINDOW:
+        if len(chosen) >= limit or c.score < best - SENTENCE_WINDOW - WINDOW_SLACK * (not chosen):
             break
         if c.similarity < SENTENCE_FLOOR or c.sentence in taken or is_table_row(c.sentence.id):
             continue
