@@ -232,8 +232,9 @@ class Index:
         units = [u for p in todo for u in chunk_page(p)]
         # Upsert before deleting stale ids, so a page never disappears while other
         # processes answer from the same Chroma server.
-        self._upsert(units, progress)
-        self._delete_stale(units, [p.slug for p in todo] + report.deleted)
+        if todo or report.deleted:  # a no-op ingest never loads the embedding model
+            self._upsert(units, progress)
+            self._delete_stale(units, [p.slug for p in todo] + report.deleted)
         for page in todo:
             pages[page.slug] = page.content_hash
         for slug in report.deleted:
