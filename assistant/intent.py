@@ -67,7 +67,7 @@ _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|wha
 _PROCEDURE = _rx(r"\bhow\s+(do|can|should|would)\s+(i|we|you|one)\s+(configure|set\s*up|setup|"
                  r"enable|install|tune|check|verify|test|debug|troubleshoot|fix|build|wire|cable|"
                  r"deploy|measure|monitor|turn\s+on|make|get|use|run|estimate|calculate|size|"
-                 r"plan|pick|choose|reduce|avoid|improve)\b|\b(steps?\s+to|guide\s+to|checklist\s+"
+                 r"plan|pick|choose|reduce|avoid|improve|know|tell|find\s+out|see)\b|\b(steps?\s+to|guide\s+to|checklist\s+"
                  r"for|how\s+to)\s+\w+|^(configure|set\s*up|enable|tune|troubleshoot)\b")
 _CHOICE = _rx(r"\b(which|what)\b.{0,40}\b(should|would\s+you|do\s+you\s+recommend|is\s+(the\s+)?"
               r"best|is\s+better|to\s+(buy|choose|pick|use))\b|\b(should\s+i|should\s+we)\s+"

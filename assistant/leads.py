@@ -238,12 +238,17 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
 
 def _model_candidates(draft: Draft, named: dict[str, set[str]]) -> list[Candidate]:
     """Sentences outside the focus pages that name an asked model, scored by similarity."""
+    return _corpus_candidates(draft, lambda text: model_fit(named, text) > 0)
+
+
+def _corpus_candidates(draft: Draft, keep) -> list[Candidate]:
+    """Sentences of pages outside the focus that `keep`, scored by similarity alone."""
     focus = set(draft.focus)
     slugs = [slug for slug in draft.corpus.pages if slug not in focus and any(
-        model_fit(named, s.text) > 0 for s in draft.retriever.sentences_of_page(slug))]
+        keep(s.text) for s in draft.retriever.sentences_of_page(slug))]
     return [Candidate(sentence, sim, sim)
             for sentence, sim in draft.retriever.sentences_for(slugs, draft.retrieval.vector)
-            if model_fit(named, sentence.text) > 0 and stands_alone(sentence.text)]
+            if keep(sentence.text) and stands_alone(sentence.text)]
 
 
 def fact_sentence(pages: list[Page], units: tuple[str, ...]) -> Chunk | None:
@@ -292,9 +297,31 @@ def lead_procedure(draft: Draft, pool: list[Candidate]) -> Chunk | None:
 
 
 def lead_cost(draft: Draft, pool: list[Candidate]) -> Chunk | None:
-    """A cost question with nothing to calculate: a sentence about cost or price."""
-    best = _best(draft, pool, _fit_by(_COSTLY))
+    """A cost question with nothing to calculate: a sentence about cost or price; a priced
+    item the question names ("a 400G transceiver") wherever the corpus prices it."""
+    things = [draft.corpus.pages[s] for s in draft.terms]
+    asked = draft.words - _COST_WORDS
+    def priced(text: str) -> bool:
+        return ("$" in text and bool(asked) and asked <= stems_of(text)
+                and all(names_page(text, p) for p in things))
+    items = [c for c in pool if priced(c.sentence.text)]
+    items += [c for c in _corpus_candidates(draft, priced) if c not in items]
+    def head_names(c: Candidate) -> float:
+        # The item priced is said first: "400 Gb/s NIC, ConnectX-7 class: ... $2,000", not
+        # "400 Gb/s transceiver for a NIC port: ... $600".
+        text = c.sentence.text
+        head = text.split(":", 1)[0] if ":" in text[:120] else " ".join(text.split()[:8])
+        noun = re.split(r",|\(|\s(?:for|with|of|in|on)\s", head, maxsplit=1)[0]
+        return 0.5 * priced(head + " $") + 0.5 * priced(noun + " $")
+    best = _best(draft, items, head_names) if items else None
+    if best is None:
+        best = _best(draft, pool, _fit_by(_COSTLY))
     return best.sentence if best else None
+
+
+#: Words of a cost question that ask for the price, not which thing is priced.
+_COST_WORDS = frozenset(stem(w) for w in """cost costs price prices pricing much expensive
+    cheap pay buy budget dollars spend typical typically roughly about""".split())
 
 
 _DRAWBACKS = re.compile(r"\b(downside|drawback|catch|risk\w*|but|however|out\s+of\s+order|"

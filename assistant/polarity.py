@@ -108,6 +108,8 @@ def opening(word: str, sentence: str) -> str:
 
 def without_opening(sentence: str) -> str:
     """Drop a leading Yes/No/It depends (for a question that was not yes/no)."""
-    rest = re.sub(r"^(yes|no|it\s+depends(\s+on\s+[^,:;]{1,40})?)\s*[,:;-]\s*", "", sentence,
-                  flags=re.I)
+    rest = re.sub(r"^(yes|no|it\s+depends(\s+on\s+[^,:;]{1,40})?)\s*[,:;-]\s*"
+                  r"((partly|mostly|in\s+general|in\s+most\s+cases|usually|often|sometimes|"
+                  r"not\s+always|not\s+quite|not\s+necessarily|somewhat)\s*[,:;-]\s*)?",
+                  "", sentence, flags=re.I)
     return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence

@@ -179,9 +179,12 @@ class TermMatcher:
             return None
         edits = 1 if len(word) < 9 else 2
         best = None
+        digits = re.findall(r"\d+", word)
         for key in self._fuzzy_keys:
             if abs(len(key) - len(word)) > edits:
                 continue
+            if re.findall(r"\d+", key) != digits:
+                continue  # "400g transceiver" is no typo of "800g transceiver": figures differ
             d = DamerauLevenshtein.distance(word, key, score_cutoff=edits)
             if d <= edits and (best is None or d < best[1]):
                 best = (key, d)

@@ -24,6 +24,7 @@ from assistant.intent import Intent, asked_units, classify, has_unit
     ("what's the difference between ecn and pfc", Intent.COMPARISON),
     ("which fabric should we buy for 1,000 gpus", Intent.CHOICE),
     ("how do i set up dcqcn on connectx cards", Intent.PROCEDURE),
+    ("how do i know if my cluster is oversubscribed", Intent.PROCEDURE),
     ("how much does an infiniband fabric cost", Intent.COST),
     ("how does the network change what a training run costs", Intent.COST),
     ("whats the catch", Intent.DRAWBACK),

@@ -39,3 +39,11 @@ def test_a_named_mistake_is_no():
     covered = words_share("sharp", "any", "infiniband")
     assert reading("A common mistake is assuming that SHARP is active on any InfiniBand fabric.",
                    covered) == "No"
+
+
+def test_a_borrowed_opening_goes_with_its_qualifier():
+    from assistant.polarity import without_opening
+    assert without_opening("Yes, partly: a scheduler keeps each job under one leaf.") == \
+        "A scheduler keeps each job under one leaf."
+    assert without_opening("No, PFC is flow control.") == "PFC is flow control."
+    assert without_opening("Partly cloudy skies are rare.") == "Partly cloudy skies are rare."

@@ -28,6 +28,13 @@ def test_exact_and_fuzzy_matches_are_told_apart(bot):
     assert [(m.slug, m.exact) for m in fuzzy] == [("infiniband", False)]
 
 
+def test_a_different_figure_is_not_a_typo(bot):
+    # "400g transceiver" is one edit from the alias "800G transceiver", but not a misspelling.
+    assert bot.retriever.terms.find("how much does a 400g transceiver cost") == []
+    assert [m.slug for m in bot.retriever.terms.find("800g transciever power")] == [
+        "optical-transceiver"]
+
+
 def test_ordinary_words_are_not_fuzzy_matched_to_terms(bot):
     assert bot.retriever.terms.find("how do I bake bread between meetings") == []
 
