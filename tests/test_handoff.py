@@ -367,7 +367,8 @@ def test_console_answers_publishes_and_deletes_requests(fake_bot, store):
     assert console.mark_answered(handoff.id, "  ").startswith("Not saved")
     assert console.mark_answered(999, "Yes.").startswith("Not saved")
     said = console.mark_answered(handoff.id, "Yes: RoCE needs PFC or ECN.")
-    assert said == f"Request {handoff.id} is answered. Reply sent to ana@example.com?"
+    assert said == (f"Request {handoff.id} is answered. This app sends no email: write to "
+                    "ana@example.com yourself.")
     assert store.handoff(handoff.id).reply == "Yes: RoCE needs PFC or ECN."
 
     reply = "RoCE runs best on a lossless Ethernet network configured with PFC and ECN."

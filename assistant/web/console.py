@@ -146,7 +146,8 @@ class Console:
             handoff = self.store.answer_handoff(int(handoff_id), reply, author)
         except ValueError as exc:
             return f"Not saved: {_said(exc)}"
-        to = f" Reply sent to {_said(handoff.email)}?" if handoff.email else ""
+        to = (f" This app sends no email: write to {_said(handoff.email)} yourself."
+              if handoff.email else "")
         return f"Request {handoff.id} is answered.{to}"
 
     def publish_reply(self, question: str, reply: str, slug: str,
