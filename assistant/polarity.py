@@ -29,7 +29,7 @@ _MISTAKE = re.compile(
     r"\bmistake\s+is\s+(to\s+)?(assum|think|believ|expect|treat|read|call|confus|pick|choos|"
     r"divide|plan|compar|put|count|use|run|stretch|rely|mix|buy|spread|enabl|turn|set)\w*"
     r"|\bis\s+(also\s+)?an?\s+(\w+\s+)?mistake\b|\bit\s+is\s+a\s+myth\b", re.I)
-_NEGATION = re.compile(r"\b(not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no\s+longer"
+_NEGATION = re.compile(r"\b(not|no|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no\s+longer"
                        r"|neither|nor)\b", re.I)
 _HEDGE = re.compile(r"\b(only|except|unless|but|although|though|while|whereas|may|might|"
                     r"sometimes|rarely|usually|often|some|most|partly|depends|if|mistake|"

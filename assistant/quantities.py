@@ -276,7 +276,9 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     chosen = hint or calc.fallback()
     # With nothing selecting a calculator, the fallback must have something to calculate
     # from: "Why is 400 Gb/s InfiniBand expensive?" names an amount and money, not a sum.
-    intent = _intent(w) and (hint is not None or any(chosen.reads(x.kind) for x in w.found))
+    # Nor is a question a calculation when the calculator its words select reads none of its
+    # amounts: "how much KV cache per token for an 8B model" names "per token", not a cost.
+    intent = _intent(w) and any(chosen.reads(x.kind) for x in w.found)
     if previous is None or before is None:
         return _request(chosen, w) if intent else None
     if intent:

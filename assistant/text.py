@@ -218,6 +218,9 @@ _LETTERED = re.compile(r"^(cluster|quote|option|plan|job|case|scenario|vendor|of
                        re.I)
 
 
+#: "GPUs inside one server communicate over NVLink instead.": instead of what the sentence
+#: before said.
+_TRAILING_LEAN = re.compile(r"\b(instead|as\s+well)\s*[.!]?$", re.I)
 #: "The figures are listed below.": a pointer to a table or list that a quote leaves behind.
 _POINTING = re.compile(r"\b(listed|shown|given|set\s+out|summari[sz]ed|tabulated)\s+"
                        r"(below|above)\b|"
@@ -239,6 +242,8 @@ def dangling_reason(sentence: str) -> str | None:
         return f"opens with {opening.group(1)!r}, which leans on the sentence before"
     if _LETTERED.match(text):
         return "names a lettered example without its set-up"
+    if _TRAILING_LEAN.search(text):
+        return "ends with 'instead' or 'as well', which leans on the sentence before"
     pointing = _POINTING.search(text)
     if pointing:
         return f"{pointing.group(0)!r} points at text that is not quoted with it"

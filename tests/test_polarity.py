@@ -47,3 +47,10 @@ def test_a_borrowed_opening_goes_with_its_qualifier():
         "A scheduler keeps each job under one leaf."
     assert without_opening("No, PFC is flow control.") == "PFC is flow control."
     assert without_opening("Partly cloudy skies are rare.") == "Partly cloudy skies are rare."
+
+
+def test_no_as_a_determiner_denies():
+    covered = words_share("roce", "subnet manager")
+    sentence = ("Ethernet fabrics have no subnet manager, and RoCE v2 relies on Ethernet switching "
+                "and IP routing rather than on a subnet manager.")
+    assert reading(sentence, covered) == "No"

@@ -814,3 +814,9 @@ def test_power_asks_for_what_is_missing_and_keeps_it_in_follow_ups():
 def test_watts_beside_a_gpu_hour_price_stay_a_rental_question():
     req = detect("256 GPUs at $2/GPU-hour for 100 hours, each GPU draws 700 W")
     assert req.tool == "gpu_hour_cost" and run(req).result.total_cost == 51_200
+
+
+def test_a_question_whose_amounts_no_selected_calculator_reads_is_not_a_calculation():
+    from assistant.quantities import detect
+    assert detect("how much kv cache per token for a llama 3 8b size model") is None
+    assert detect("what does a million tokens cost at $2/hr and 1000 tok/s").tool == "serving_cost"

@@ -106,3 +106,9 @@ def test_table_rows_become_sentences_that_name_their_columns():
 ])
 def test_a_sentence_pointing_at_a_table_or_list_does_not_stand_alone(sentence):
     assert not stands_alone(sentence)
+
+
+def test_a_sentence_ending_in_instead_leans_on_the_one_before():
+    assert not stands_alone("GPUs inside one server communicate over NVLink and PCIe instead.")
+    assert not stands_alone("The NIC classifies traffic by DSCP as well.")
+    assert stands_alone("GPUs inside one server communicate over NVLink instead of InfiniBand.")
