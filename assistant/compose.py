@@ -91,11 +91,13 @@ def _words(text: str) -> set[str]:
     return set(_TOKEN.findall(text.lower()))
 
 
-def _repeats(retriever: Retriever, a: Chunk, b: Chunk) -> bool:
-    # A page's summary restates its definition; so do some FAQ answers. Compare meanings.
+def _repeats(retriever: Retriever, a: Chunk, b: Chunk, meaning: bool = True) -> bool:
+    # A page's summary restates its definition; so do some FAQ answers. Compare meanings
+    # (not for the sentence that follows its lead in the text: an explanation is close in
+    # meaning to what it explains, and says something new).
     if a.slug == b.slug and {a.section, b.section} == {"Summary", "Definition"}:
         return True
-    if retriever.sentence_similarity(a, b) > DUPLICATE_SIMILARITY:
+    if meaning and retriever.sentence_similarity(a, b) > DUPLICATE_SIMILARITY:
         return True
     wa, wb = _words(a.text), _words(b.text)
     if bool(wa and wb) and len(wa & wb) / len(wa | wb) > 0.6:
@@ -356,7 +358,7 @@ def next_sentence(draft: Draft, pool: list[Candidate], lead: Chunk) -> Chunk | N
         return None
     after = following[0]
     if (sims.get(after.id, 0.0) < FOLLOW_FLOOR or is_table_row(after.id)
-            or _repeats(draft.retriever, after, lead)):
+            or _repeats(draft.retriever, after, lead, meaning=False)):
         return None
     return after
 

@@ -118,7 +118,8 @@ def lead_definition(draft: Draft, pool: list[Candidate]) -> Chunk | None:
         return best.sentence if best else None
     lead = lead_sentence(page, draft.retriever)
     narrower = _narrower_name(asked_phrase(draft.question), page)
-    if narrower and lead is not None and narrower not in lead.text.lower():
+    if narrower and lead is not None and not (
+            frozenset(stem(w) for w in narrower.split()) <= stems_of(lead.text)):
         # "what is 3D parallelism": an alias naming a part of the page's subject is answered
         # by the sentence that says what that part is, when the page has one.
         words = frozenset(stem(w) for w in narrower.split())

@@ -28,7 +28,8 @@ SYNONYMS = {"nic": "adapter", "card": "adapter", "hca": "adapter", "node": "serv
             "quick": "speed", "slow": "speed", "cheap": "cost", "expensive": "cost",
             "price": "cost", "pay": "cost", "backup": "standby", "tenant": "customer",
             "client": "customer", "normal": "standard", "module": "transceiver",
-            "optic": "transceiver", "lost": "drop", "lose": "drop", "loss": "drop"}
+            "optic": "transceiver", "lost": "drop", "lose": "drop", "loss": "drop",
+            "down": "fail", "crash": "fail", "die": "fail", "dead": "fail", "broken": "fail"}
 
 
 @cache
