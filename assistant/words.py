@@ -56,6 +56,8 @@ def _stem(word: str) -> str:
         short = short[:-3]  # "routable" and "route"
     elif short.endswith("er") and len(short) > 5:
         short = short[:-2]  # "router" and "routed", "faster" and "fast"
+    elif short.endswith("ript") and len(short) > 6:
+        short = short[:-2] + "b"  # "oversubscription" and "oversubscribed"
     return short
 
 
