@@ -92,7 +92,7 @@ _DEFINITION = _rx(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|def
 #: Quantities a question can ask for, and how each is written in a sentence that answers it.
 UNIT_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "bandwidth": (_rx(r"\b(bandwidth|bandwith|how\s+fast|speed|throughput|gb/?s|tb/?s|gbps|tbps|"
-                      r"data\s+rate|line\s+rate|how\s+quick)\b"),
+                      r"data\s+rate|line\s+rate|lane\s+rate|signal\w*\s+rate|how\s+quick)\b"),
                   _rx(r"\d\s*(gb/s|gbps|tb/s|tbps|gbit|gigabits?|terabits?|gt/s|gbe\b)|"
                       r"\d+\s*(gb|tb)e\b")),
     "latency": (_rx(r"\b(latency|latencies|delay|round[\s-]?trip|how\s+long\s+does\s+a\s+hop)\b"),

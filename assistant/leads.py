@@ -216,17 +216,20 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
         with_unit += [c for c in pool if c not in with_unit
                       and given <= set(numbers_in(c.sentence.text))]
     def share(c: Candidate) -> float:
-        hits = (len(asked & stems_of(c.sentence.text)) + model_fit(named, c.sentence.text)
+        # The model asked about weighs more than any one word ("NVLink 3 ... per GPU").
+        hits = (len(asked & stems_of(c.sentence.text)) + 2 * model_fit(named, c.sentence.text)
                 + len(given & set(numbers_in(c.sentence.text))))
-        total = len(asked) + len(named) + len(given)
+        total = len(asked) + 2 * len(named) + len(given)
         return hits / total if total else 0.0
     shares = {id(c): share(c) for c in with_unit}
     most = max(shares.values(), default=0.0)
     if most > 0:
         with_unit = [c for c in with_unit if shares[id(c)] == most]
+    # A qualifier ("HDR", "EDR") says which figure is meant better than a common word.
+    near = (draft.qualifiers - _MEASURE_WORDS) or asked
     def fit(c: Candidate) -> float:
         return (float(any(names_page(c.sentence.text, p) for p in things))
-                + _nearness(c.sentence.text, asked, units))
+                + _nearness(c.sentence.text, near, units))
     best = _best(draft, with_unit, fit)
     if best is not None and (not things or any(names_page(best.sentence.text, p)
                                                for p in things)):
