@@ -395,7 +395,7 @@ class Assistant:
         lines += ["", *[f"- {step}" for step in result.working]]
         lines += [f"- {note}" for note in outcome.notes]
         lines += ["", t["note"]]
-        call = ToolCall(request.tool, quantities._json_safe(dict(outcome.args)), result.to_dict())
+        call = ToolCall(request.tool, quantities.json_safe(dict(outcome.args)), result.to_dict())
         return Answer(text="\n".join(lines), citations=cites.build(), kind="calculation",
                       tool_calls=[call], working=list(result.working), confidence=1.0,
                       **common)

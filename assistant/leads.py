@@ -24,13 +24,12 @@ from .retrieve import MEASURES
 from .text import numbers_in, stands_alone
 from .words import (
     _STOP_WORDS,
-    MODEL,
-    NOT_MODEL,
     model_fit,
     models,
     residual_words,
     stem,
     stems_of,
+    without_models,
 )
 
 if TYPE_CHECKING:
@@ -207,9 +206,7 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     asked = (draft.words | draft.qualifiers) - _MEASURE_WORDS
     # The figures the question gives ("10 GB across 8 GPUs") pick the worked case that
     # uses them.
-    given = set(numbers_in(MODEL.sub(
-        lambda m: m.group(0) if (m.group(1) or m.group(3)).lower() in NOT_MODEL else " ",
-        draft.question)))
+    given = set(numbers_in(without_models(draft.question)))
     if len(given) >= 2:
         # A worked case with every figure given is the answer whatever unit it states
         # ("how big is the bubble with 4 stages and 16 micro-batches": "... about 16%").

@@ -97,7 +97,7 @@ class CalcOutcome:
         """Return the outcome as JSON-safe types (the shape of tool_calls[].result)."""
         return {
             "tool": self.tool,
-            "args": _json_safe(self.args),
+            "args": json_safe(self.args),
             "result": None if self.result is None else self.result.to_dict(),
             "error": self.error,
             "missing": list(self.missing),
@@ -106,14 +106,15 @@ class CalcOutcome:
         }
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
+    """Return a value strict JSON can hold (infinity and NaN said as text)."""
     # Parsed args can hold inf ("1e309 GPUs"); strict JSON has no infinity, so say it in text.
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 

@@ -122,6 +122,12 @@ def _models(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def without_models(text: str) -> str:
+    """The text with the models it names blanked ("Tomahawk 6 ... 8 GPUs" keeps only 8)."""
+    return MODEL.sub(lambda m: m.group(0) if (m.group(1) or m.group(3)).lower() in NOT_MODEL
+                     else " ", text)
+
+
 def model_fit(asked: dict[str, set[str]], sentence: str) -> float:
     """+1 for each asked model the sentence names, -1 for each it names as another number."""
     said = models(sentence)

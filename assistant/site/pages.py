@@ -20,7 +20,6 @@ import datetime as dt
 import difflib
 import functools
 import hashlib
-import math
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -35,6 +34,7 @@ from markupsafe import Markup
 
 from assistant import calculators as calc
 from assistant.corpus import FACT_KEYS, FACT_LABELS, FAQ_SECTION, Corpus, Page, anchor
+from assistant.quantities import json_safe
 
 from .forms import CalculatorForm, Outcome
 
@@ -293,7 +293,7 @@ class Site:
             return {"ok": False, "errors": errors}, 422
         view = self.result_view(spec.name, outcome)
         return {"ok": True, **view, "tool": spec.name,
-                "figures": _json_safe(outcome.result.to_dict())}, 200
+                "figures": json_safe(outcome.result.to_dict())}, 200
 
     def not_found(self, path: str = "") -> str:
         """Return the friendly 404 page, suggesting pages whose slug is close to the path."""
@@ -373,14 +373,3 @@ def _date(value: str) -> tuple[str, str] | None:
     except ValueError:
         return None
     return value, f"{day.day} {day:%B %Y}"
-
-
-def _json_safe(value: Any) -> Any:
-    # Strict JSON has no infinity or NaN; a figure that large is said in text.
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value
