@@ -1,0 +1,44 @@
+"""Split the blind-written question pools once into dev (tune on it) and test (sealed).
+
+Run once, 2026-11-25, on the four pools the blind writers produced (three visitor-question
+files, one calculator file); kept so the split can be checked, not re-run. Each pool is
+shuffled with its own seeded generator and cut in half, so dev and test get the same mix of
+pages, follow-ups, refusals and calculators. Ids stay the writers' own.
+
+    python evals/split.py POOL.jsonl [POOL.jsonl ...]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+SEED = 20261125
+HERE = Path(__file__).resolve().parent
+
+
+def split(pools: list[Path]) -> tuple[list[dict], list[dict]]:
+    """Return (dev, test): each pool shuffled with SEED and cut in half."""
+    dev: list[dict] = []
+    test: list[dict] = []
+    for n, pool in enumerate(sorted(pools)):
+        items = [json.loads(line) for line in pool.read_text().splitlines() if line.strip()]
+        random.Random(SEED + n).shuffle(items)
+        half = len(items) // 2
+        dev += items[:half]
+        test += items[half:]
+    return dev, test
+
+
+def main(argv: list[str]) -> None:
+    dev, test = split([Path(a) for a in argv])
+    for name, items in (("dev", dev), ("test", test)):
+        (HERE / f"{name}.jsonl").write_text(
+            "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+        print(f"{name}: {len(items)} items")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
