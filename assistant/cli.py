@@ -175,25 +175,43 @@ def bench(runs: Annotated[int, typer.Option(help="Questions timed per measure.")
 
 
 @app.command("eval")
-def eval_cmd(golden: Annotated[Path | None, typer.Option(help="Golden set (JSONL).")] = None,
+def eval_cmd(golden: Annotated[Path | None, typer.Option(
+                 help="One question set (JSONL) instead of the splits.")] = None,
+             splits: Annotated[str, typer.Option(
+                 help="Comma-separated splits side by side: golden, dev, test (sealed: "
+                      "score it once at the end of a piece of work).")] = "golden,dev,test",
              retriever: Annotated[str, typer.Option(help="hybrid, dense or bm25.")] = "hybrid",
-             out: Annotated[Path | None, typer.Option(help="Write answers as JSONL.")] = None,
+             out: Annotated[Path | None, typer.Option(
+                 help="Write answers as JSONL (a folder with --splits).")] = None,
              as_json: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")]
              = False) -> None:
-    """Answer the golden questions, score them, print the metrics."""
-    from .evaluate import DEFAULT_GOLDEN, print_report, run_eval
+    """Answer the question sets, score them, print the metrics (and the generalization gap)."""
+    from .evaluate import print_report, run_eval, run_splits, split_table
 
-    result = run_eval(_assistant(retriever), golden or DEFAULT_GOLDEN, out)
+    bot = _assistant(retriever)
+    if golden is not None:
+        result = run_eval(bot, golden, out)
+        if as_json:
+            typer.echo(json.dumps(result.metrics, indent=2))
+        else:
+            print_report(result)
+        return
+    names = tuple(n.strip() for n in splits.split(",") if n.strip())
+    try:
+        results = run_splits(bot, names, out)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--splits") from None
     if as_json:
-        typer.echo(json.dumps(result.metrics, indent=2))
+        typer.echo(json.dumps({n: r.metrics for n, r in results.items()}, indent=2))
     else:
-        print_report(result)
+        typer.echo("\n".join(split_table(results)))
 
 
 @app.command("eval-report")
 def eval_report(golden: Annotated[Path | None, typer.Option(help="Golden set.")] = None
                 ) -> None:
-    """Run hybrid, dense and BM25 on the golden set and write evals/REPORT.md."""
+    """Write evals/REPORT.md: hybrid, dense and BM25 on golden; golden, dev and test side by
+    side with the gap; every golden and test miss."""
     from .evaluate import DEFAULT_GOLDEN, write_report
 
     path = write_report(_settings(), golden or DEFAULT_GOLDEN)

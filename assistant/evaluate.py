@@ -21,7 +21,14 @@ THRESHOLDS = REPO / "evals" / "thresholds.toml"
 REPORT = REPO / "evals" / "REPORT.md"
 METRICS = ("hit_at_1", "hit_at_5", "mrr", "cited_expected", "tool_accuracy", "number_accuracy",
            "refusal_accuracy", "false_refusals", "nugget_recall", "answer_first",
-           "yes_no_accuracy", "dangling", "latency_ms_p50", "latency_ms_p95")
+           "yes_no_accuracy", "wrong_polarity", "dangling", "latency_ms_p50",
+           "latency_ms_p95")
+#: The three question sets: golden (regression, tuned on), dev (blind-written, tune on it) and
+#: test (blind-written, sealed: scored once at the end of a piece of work, never tuned on).
+SPLITS = {"golden": DEFAULT_GOLDEN, "dev": REPO / "evals" / "dev.jsonl",
+          "test": REPO / "evals" / "test.jsonl"}
+#: Metrics whose golden-minus-test difference is reported as the generalization gap.
+GAP_METRICS = ("hit_at_1", "answer_first", "nugget_recall", "yes_no_accuracy")
 
 class GoldenError(ValueError):
     """A golden file line is malformed; the message names the line."""
@@ -231,12 +238,21 @@ def answer_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
         first += any(nugget_hits(r["expect"]["nuggets"], first_sentence(r["answer"])))
     polar = [r for r in rows if r["expect"].get("yes_no")]
     right = sum(1 for r in polar if opens_with(r["answer"]) == r["expect"]["yes_no"])
+    wrong = sum(1 for r in polar if wrong_polarity(r))
     return {
         "nugget_recall": round(found / facts, 4) if facts else 1.0,
         "answer_first": round(first / len(with_nuggets), 4) if with_nuggets else 1.0,
         "yes_no_accuracy": round(right / len(polar), 4) if polar else 1.0,
+        "wrong_polarity": wrong,
         "dangling": sum(1 for r in rows if r.get("dangling")),
     }
+
+
+def wrong_polarity(r: dict[str, Any]) -> bool:
+    """An answer to a yes/no question that opens with the opposite word or "It depends"."""
+    expected = r["expect"].get("yes_no")
+    opened = opens_with(r["answer"])
+    return bool(expected) and opened is not None and opened != expected
 
 
 def answer_misses(r: dict[str, Any]) -> list[str]:
@@ -251,8 +267,8 @@ def answer_misses(r: dict[str, Any]) -> list[str]:
         elif not any(nugget_hits(nuggets, first_sentence(r["answer"]))):
             reasons.append("first sentence holds no key fact")
     if r["expect"].get("yes_no") and opens_with(r["answer"]) != r["expect"]["yes_no"]:
-        reasons.append(f"should open with {r['expect']['yes_no']!r}, opens with "
-                       f"{opens_with(r['answer'])!r}")
+        reasons.append(f"{'WRONG POLARITY: ' if wrong_polarity(r) else ''}should open with "
+                       f"{r['expect']['yes_no']!r}, opens with {opens_with(r['answer'])!r}")
     if r.get("dangling"):
         reasons.append(f"quotes a sentence that cannot stand alone: {r['dangling'][0][:60]!r}")
     return reasons
@@ -310,6 +326,31 @@ def run_eval(assistant: Any, golden: Path = DEFAULT_GOLDEN, out: Path | None = N
     return EvalResult(metrics=score(rows), rows=rows)
 
 
+def run_splits(assistant: Any, names: tuple[str, ...] = tuple(SPLITS),
+               out_dir: Path | None = None) -> dict[str, EvalResult]:
+    """Answer and score each named split (golden, dev, test) with the same assistant."""
+    unknown = [n for n in names if n not in SPLITS]
+    if unknown:
+        raise ValueError(f"unknown split(s) {unknown}; choose from {list(SPLITS)}")
+    return {name: run_eval(assistant, SPLITS[name],
+                           out_dir / f"{name}.jsonl" if out_dir else None) for name in names}
+
+
+def split_table(results: dict[str, EvalResult]) -> list[str]:
+    """Return a Markdown table of the splits side by side, with the generalization gap."""
+    names = list(results)
+    gap = "golden" in results and "test" in results
+    head = "| metric | " + " | ".join(names) + (" | gap (golden - test) |" if gap else " |")
+    lines = [head, "|---" * (len(names) + 1 + gap) + "|"]
+    for metric in ("n", *METRICS):
+        cells = [str(results[n].metrics[metric]) for n in names]
+        if gap:
+            diff = results["golden"].metrics[metric] - results["test"].metrics[metric]
+            cells.append(f"{diff:+.4f}" if metric in GAP_METRICS else "")
+        lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def load_thresholds(path: Path = THRESHOLDS) -> dict[str, float]:
     """Read the metric floors (and ceilings for false_refusals and latency)."""
     return tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -364,15 +405,25 @@ def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPO
     for name in ("n", *METRICS):
         lines.append(f"| {name} | " + " | ".join(str(results[m].metrics[name])
                                                   for m in ("hybrid", "dense", "bm25")) + " |")
-    fails = failures(results["hybrid"].rows)
-    lines += ["", f"## Questions the hybrid default misses ({len(fails)})", ""]
-    if not fails:
-        lines.append("None.")
-    for r in fails:
-        lines.append(f"- `{r['id']}` {r['question']!r}: {'; '.join(r['reasons'])}; "
-                     f"expected {r['expect']['sources']}, retrieved {r['retrieved'][:3]}")
+    splits = {"golden": results["hybrid"],
+              **run_splits(Assistant.from_settings(settings), ("dev", "test"))}
+    lines += ["", "## Golden, dev and the sealed test split (hybrid)", "",
+              "Golden is the regression set the answer rules and the learned parts were fitted "
+              "on; dev was written blind and is tuned on; test was written blind and is "
+              "scored, never tuned on. The gap is golden minus test.", "",
+              *split_table(splits)]
+    for title, rows in (("the hybrid default misses on golden", results["hybrid"].rows),
+                        ("missed on the sealed test split", splits["test"].rows)):
+        fails = failures(rows)
+        lines += ["", f"## Questions {title} ({len(fails)})", ""]
+        lines += [_miss_line(r) for r in fails] or ["None."]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _miss_line(r: dict[str, Any]) -> str:
+    return (f"- `{r['id']}` {r['question']!r}: {'; '.join(r['reasons'])}; "
+            f"expected {r['expect']['sources']}, retrieved {r['retrieved'][:3]}")
 
 
 def _dedupe(slugs: list[str]) -> list[str]:
