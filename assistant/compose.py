@@ -290,11 +290,12 @@ def compose_answer(draft: Draft) -> Answer:
             quoted.append(lead)
     verdict = ""
     answered = intent is Intent.YES_NO and faq is not None and faq.polar
+    how = "faq" if answered else ""
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
         if settled is not None:
-            verdict, sentence = settled
+            verdict, sentence, how = settled
             quoted[:1] = [sentence]
             answered = True
         else:
@@ -329,7 +330,7 @@ def compose_answer(draft: Draft) -> Answer:
                   kind="answer", subject=draft.subject or main, confidence=confidence,
                   suggestions=follow_ups(draft.corpus, draft.subject or main),
                   intent=intent.value, gap=gap, faq=faq.ref if faq else "",
-                  note=note)
+                  note=note, polarity=how)
 
 
 def _support_note(faq, quoted: list) -> str:
@@ -401,7 +402,7 @@ def compose_comparison(draft: Draft) -> Answer:
     if draft.shape.intent is Intent.YES_NO and not (faq is not None and faq.polar):
         settled = settle(draft, pool)
     if settled is not None:
-        verdict, sentence = settled
+        verdict, sentence, _how = settled
         quoted.append(sentence)
     elif faq is not None:
         quoted.append(faq.sentences[0])

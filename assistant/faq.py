@@ -10,6 +10,7 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
+from .polarity import same_qualifiers
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -40,6 +41,9 @@ FAQ_SAME_WORDS = 0.60
 
 
 _POLAR = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
+_YES_NO = re.compile(r"^(yes|no)\b", re.I)
+_HEDGED = re.compile(r"^(yes|no)\W+(but|partly|mostly|usually|often|sometimes|not\s+always|"
+                     r"not\s+necessarily|in\s+part|only)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class FAQMatch:
     question: str
     similarity: float
     sentences: tuple[Chunk, ...]
+    #: False when the visitor names a qualifier the FAQ's question does not ("ZeRO stage 3"
+    #: of "does ZeRO ...", "RoCE v1" of "RoCE v2"): its Yes/No then answers another question.
+    same_qualifiers: bool = True
 
     @property
     def staff(self) -> bool:
@@ -64,8 +71,11 @@ class FAQMatch:
 
     @property
     def polar(self) -> bool:
-        """True if the answer opens with Yes, No or It depends."""
-        return bool(self.sentences) and bool(_POLAR.match(self.sentences[0].text))
+        """True if the answer opens with Yes or No, said of the question asked. An authored "It
+        depends" is quoted without those words: it settles nothing, and said of a narrower
+        question ("ZeRO stage 2") than the FAQ's it is wrong."""
+        return (self.same_qualifiers and bool(self.sentences)
+                and bool(_YES_NO.match(self.sentences[0].text)))
 
 
 def faq_match(draft: Draft) -> FAQMatch | None:
@@ -100,7 +110,11 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             continue  # a Yes or No borrowed from a merely related question misleads
         if sentences:
             index = int(question.chunk_id.rsplit("::", 1)[-1])
-            return FAQMatch(question.slug, index, question.text, sim, sentences)
+            # A hedged "Yes, but only bluntly" answers the FAQ's own words; one the visitor
+            # adds to ("... to its fair share?") may be what the "but" denies.
+            hedged = _HEDGED.match(sentences[0].text) and bool(draft.words - words)
+            return FAQMatch(question.slug, index, question.text, sim, sentences,
+                            same_qualifiers(draft.question, question.text) and not hedged)
     return None
 
 

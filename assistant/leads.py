@@ -4,7 +4,7 @@ and `settle`, which finds the sentence that says yes or no."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .corpus import FACT_LABELS, Chunk, Page
 from .draft import (
@@ -19,7 +19,7 @@ from .draft import (
     names_page,
 )
 from .intent import UNIT_PATTERNS, Intent, has_unit
-from .polarity import reading
+from .polarity import explain, same_qualifiers
 from .retrieve import MEASURES
 from .text import numbers_in, stands_alone
 from .words import (
@@ -458,7 +458,30 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
     return False
 
 
-def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
+_POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
+
+
+def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
+    """True if the FAQ a Yes/No sentence answers names every term and qualifier asked."""
+    asked = draft.retriever.faq_question_of(sentence.chunk_id)
+    if asked is None:
+        return True
+    # What the FAQ asked, and what its answer adds ("... with RoCE as well as InfiniBand")
+    said = f"{asked} {sentence.text}"
+    theirs = {m.slug for m in draft.retriever.terms.find(said)} | {sentence.slug}
+    return draft.terms <= theirs and same_qualifiers(draft.question, said)
+
+
+class Verdict(NamedTuple):
+    """A Yes or No ("" when the sentence opens with its own), the sentence that says it, and
+    the reading that found it (contradicts, own, mistake, deny, affirm: polarity.py)."""
+
+    word: str
+    sentence: Chunk
+    how: str
+
+
+def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
     """Find the quoted sentence that says yes or no to the question (polarity.py)."""
     if not draft.words and len(draft.terms) < 2:
         return None  # "do I need one?": no claim beyond the subject to say yes or no to
@@ -467,21 +490,27 @@ def settle(draft: Draft, pool: list[Candidate]) -> tuple[str, Chunk] | None:
                     key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
                     reverse=True)
     for rank, c in enumerate(ranked[:8]):
+        if not same_qualifiers(draft.question, c.sentence.text):
+            continue  # said of RoCE v2 or ZeRO stage 3, not of the v1 or stage 2 asked about
         # The sentence must name the question's terms; a clause of it, the claim's words.
         if _contradicts(draft, c.sentence.text):
-            return "No", c.sentence
+            return Verdict("No", c.sentence, "contradicts")
         named = coverage_parts(draft, c.sentence.text)[0]
         if named < 0.66:
             continue
         if not _judges_alike(draft.question, c.sentence.text):
             continue
-        word = reading(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
-                       draft.shape.negated, closest=rank < 3,
-                       universal=bool(_UNIVERSAL.search(draft.question)),
-                       terms_carry=named == 1.0 and len(draft.terms) >= 2
-                       and len(draft.words) <= 1)
+        word, how = explain(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
+                            draft.shape.negated, closest=rank < 3,
+                            universal=bool(_UNIVERSAL.search(draft.question)),
+                            terms_carry=named == 1.0 and len(draft.terms) >= 2
+                            and len(draft.words) <= 1, asked=draft.question)
+        if how == "own" and not _asks_as_much(draft, c.sentence):
+            continue  # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?"
+        if how == "affirm" and (not draft.terms or _POINTS_BACK.search(draft.question)):
+            continue  # "does that also hit ...?": part of the claim is in the conversation
         if word is not None:
-            return word, c.sentence
+            return Verdict(word, c.sentence, how)
     return None
 
 

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 
 POLAR_OPENING = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
+YES_NO_OPENING = re.compile(r"^(yes|no)\b", re.I)
 _MISTAKE = re.compile(
     r"\bmistake\s+is\s+(to\s+)?(assum|think|believ|expect|treat|read|call|confus|pick|choos|"
     r"divide|plan|compar|put|count|use|run|stretch|rely|mix|buy|spread|enabl|turn|set)\w*"
@@ -35,6 +36,20 @@ _HEDGE = re.compile(r"\b(only|except|unless|but|although|though|while|whereas|ma
                     r"sometimes|rarely|usually|often|some|most|partly|depends|if|mistake|"
                     r"instead|rather)\b", re.I)
 _ONLY = re.compile(r"\b(only|just)\b", re.I)
+#: Words that deny without "not": "network data skips the copy through host memory" says No to
+#: "does it copy through host memory?". They bar a Yes; they never make a No on their own
+#: (which verb they govern is not known), so the fact is quoted without a polarity word.
+PRIVATIVE = re.compile(r"\b(skip(s|ped|ping)?|avoid(s|ed|ing)?|bypass(es|ed|ing)?|without|"
+                       r"optional|nothing|free\s+of|no\s+need|unnecessary|eliminat\w*|"
+                       r"instead\s+of|rather\s+than|mistake|myth|unlike|except|neither|nor|"
+                       r"lacks?|absent|fails?\s+to|unable)\b", re.I)
+#: A qualifier: a name with a digit in it ("v1", "gen5", "x16", "800g", "h100", "cx8") or a
+#: numbered stage, generation or version ("stage 3", "gen 5", "zero-3"). Plain counts ("8
+#: GPUs") are context, not a qualifier of what is asked.
+_QUALIFIER = re.compile(r"\b(?:[a-z]+\d+[a-z\d]*|\d+[a-z]+\b)", re.I)
+_JOINED = re.compile(r"\b(stage|gen|generation|version|tier|v|zero|x)[\s-]+(\d+)\b", re.I)
+_RATE = re.compile(r"\b(\d+)\s*(?:gb/s|gbps|gbit/s|gb|g)\b", re.I)
+_SPELLED = {"generation": "gen", "version": "v", "zero": "stage"}
 _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+", re.I)
 
 #: Share of the question's content words a sentence or clause must name for each reading
@@ -47,47 +62,93 @@ COVER_AFFIRM = 0.75
 NEGATION_REACH = 6
 
 
+def qualifiers(text: str) -> frozenset[str]:
+    """The qualifiers of a text ("RoCE v1", "Gen5 x16", "800G", "ZeRO-3" -> v1, gen5, x16,
+    800g, stage3): a Yes or No said of RoCE v2, ZeRO stage 3 or 400G is not one about v1,
+    stage 2 or 800G."""
+    text = _RATE.sub(lambda m: f"{m.group(1)}g", text.lower())
+    text = _JOINED.sub(lambda m: _SPELLED.get(m.group(1), m.group(1)) + m.group(2), text)
+    found = set()
+    for token in _QUALIFIER.findall(text):
+        # "rocev2" is RoCE's v2; a product name keeps its digits ("h100", "connectx-7")
+        version = re.search(r"(v\d+)$", token)
+        found.add(version.group(1) if version else token)
+    return frozenset(found)
+
+
+def same_qualifiers(question: str, evidence: str) -> bool:
+    """True if every qualifier of the question is named by the evidence."""
+    return qualifiers(question) <= qualifiers(evidence)
+
+
 def clauses(sentence: str) -> list[str]:
     """Split a sentence at commas, semicolons and conjunctions into its clauses."""
     return [c for c in _CLAUSES.split(sentence) if c and len(c.split()) >= 3]
 
 
-def reading(sentence: str, covered: Callable[[str], float], negated: bool = False,
+def explain(sentence: str, covered: Callable[[str], float], negated: bool = False,
             closest: bool = False, terms_carry: bool = False,
-            universal: bool = False) -> str | None:
-    """Return "Yes", "No" or "" (the sentence opens with its own Yes/No/It depends) when a
-    sentence settles the question, else None. `covered(text)` is the share (0..1) of the
+            universal: bool = False, asked: str = "") -> tuple[str | None, str]:
+    """Return ("Yes", "No" or "" (the sentence opens with its own Yes/No), how) when a
+    sentence settles the question, else (None, ""); `how` names the reading: own, mistake,
+    deny or affirm. `covered(text)` is the share (0..1) of the
     question's content words a text names, or -1 when it misses one of the question's terms;
     `negated` when the question itself is asked negatively; `closest` when the sentence is
     among the few closest to the question (a mistake named there needs no shared word);
     `terms_carry` when the sentence names two or more terms of the question, which then carry
     the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand"); `universal` when the
-    question claims "all", "every" or "any", which a clause saying "only" denies."""
+    question claims "all", "every" or "any", which a clause saying "only" denies; `asked` is
+    the question, whose own "without" or "skip" a clause may repeat."""
     if POLAR_OPENING.match(sentence):
-        enough = covered(sentence) >= COVER_POLAR or (closest and terms_carry)
-        return "" if enough else None
+        if not YES_NO_OPENING.match(sentence):
+            return None, ""  # an authored "It depends" settles nothing
+        # Another FAQ's Yes or No: it must share the question's own words, not only its terms
+        enough = covered(sentence) >= COVER_POLAR
+        return ("", "own") if enough else (None, "")
     if negated:
-        return None  # "isn't X ...?": a Yes or No would be ambiguous; quote instead
-    if _MISTAKE.search(sentence) and covered(sentence) >= (0.0 if closest else COVER_MISTAKE):
-        return "No"
+        return None, ""  # "isn't X ...?": a Yes or No would be ambiguous; quote instead
+    mistake = _MISTAKE.search(sentence)
+    # "A common mistake is assuming <claim>" names the claim; "<plan> is a mistake" names
+    # a plan, which must then be the question's own ("air-cooled" is not "liquid cooled").
+    assuming = mistake and not mistake.group(0).lower().startswith("is")
+    if mistake and covered(sentence) >= ((0.0 if closest else COVER_MISTAKE) if assuming
+                                         else 1.0):
+        return "No", "mistake"
     parts = clauses(sentence) or [sentence]
-    for clause in parts:
-        if _denies(clause, covered) and covered(clause) >= COVER_NEGATION:
-            return "No"
-    if universal:
-        # "enable PFC on all priorities?" against "PFC is enabled only on the RDMA priority"
-        for clause in parts:
-            if _ONLY.search(clause) and covered(clause) >= COVER_NEGATION:
-                return "No"
+    if _denial(parts, covered, universal):
+        return "No", "deny"
+    if any(covered(c) != 0 for c in parts if _privative(c, asked)):
+        return None, ""  # "skips", "without", "optional": no plain Yes, and no sure No
     negating = [clause for clause in parts if _NEGATION.search(clause)]
     if _NEGATION.search(sentence) and (not negating or any(covered(c) != 0 for c in negating)):
         # A negation in a clause about the question: not a plain Yes. One in a clause about
         # something else ("..., because a fabric without a master cannot recover") is no bar.
-        return None
+        return None, ""
     for clause in parts:
         if not _HEDGE.search(clause) and covered(clause) >= COVER_AFFIRM:
-            return "Yes"
-    return None
+            return "Yes", "affirm"
+    return None, ""
+
+
+def reading(sentence: str, covered: Callable[[str], float], **kwargs: bool) -> str | None:
+    """Return "Yes", "No" or "" when a sentence settles the question, else None (`explain`
+    without the name of the reading)."""
+    return explain(sentence, covered, **kwargs)[0]
+
+
+def _privative(clause: str, asked: str) -> bool:
+    """True if the clause denies with a word ("skips", "without") the question does not use."""
+    said = {m.group(0).lower() for m in PRIVATIVE.finditer(asked)}
+    return any(m.group(0).lower() not in said for m in PRIVATIVE.finditer(clause))
+
+
+def _denial(parts: list[str], covered: Callable[[str], float], universal: bool) -> bool:
+    """True if a clause denies the claim, or says "only" of a claim of "all" ("enable PFC on
+    all priorities?" against "PFC is enabled only on the RDMA priority")."""
+    for clause in parts:
+        if _denies(clause, covered) and covered(clause) >= COVER_NEGATION:
+            return True
+    return universal and any(_ONLY.search(c) and covered(c) >= COVER_NEGATION for c in parts)
 
 
 def _denies(clause: str, covered: Callable[[str], float]) -> bool:

@@ -460,6 +460,10 @@ class Retriever:
         sims = snap.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
         return [(snap.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
 
+    def faq_question_of(self, chunk_id: str) -> str | None:
+        """Return the question of the FAQ entry a chunk answers, or None for other chunks."""
+        return next((q.text for q in self._snap.questions if q.chunk_id == chunk_id), None)
+
     def faq_questions(self, vector: Any, limit: int = 5) -> list[tuple[Chunk, float]]:
         """Return the FAQ questions nearest in meaning to the question vector, best first."""
         import numpy as np

@@ -54,3 +54,45 @@ def test_no_as_a_determiner_denies():
     sentence = ("Ethernet fabrics have no subnet manager, and RoCE v2 relies on Ethernet switching "
                 "and IP routing rather than on a subnet manager.")
     assert reading(sentence, covered) == "No"
+
+
+# --- never the wrong word (issue 22, section 3) ------------------------------------------------
+
+from assistant.polarity import explain, qualifiers, same_qualifiers  # noqa: E402
+
+
+def test_qualifiers_name_versions_generations_and_rates():
+    assert qualifiers("can rocev2 traffic be routed") == {"v2"}
+    assert qualifiers("RoCE v2 packets") == {"v2"}
+    assert qualifiers("does zero-3 use more") == qualifiers("ZeRO stage 3 moves") == {"stage3"}
+    assert qualifiers("a pcie gen5 x16 slot for an 800g nic") == {"gen5", "x16", "800g"}
+    assert qualifiers("8 servers with 64 ib ports") == frozenset()  # counts are context
+    assert "400g" in qualifiers("feeding a 400 Gb/s network card")
+
+
+def test_a_yes_or_no_said_of_another_version_does_not_answer():
+    assert not same_qualifiers("can roce v1 be routed", "RoCE v2 packets can be routed")
+    assert same_qualifiers("can rocev2 be routed", "RoCE v2 packets can be routed across subnets")
+
+
+def test_a_privative_verb_bars_a_yes():
+    covered = lambda text: 1.0 if "host memory" in text else 0.0  # noqa: E731
+    sentence = "GPUDirect RDMA lets a NIC write GPU memory, so network data skips host memory."
+    assert explain(sentence, covered, asked="does gdr copy through host memory")[0] is None
+    # ... unless the question uses the same word ("can RDMA write ... without its CPU")
+    said = "RDMA writes memory on another server without involving its CPU or host memory."
+    assert explain(said, covered, asked="can rdma write host memory without the cpu") == (
+        "Yes", "affirm")
+
+
+def test_an_authored_it_depends_settles_nothing():
+    assert explain("It depends: stages 1 and 2 keep the volume.", lambda t: 1.0)[0] is None
+    assert explain("No, iWARP does not need PFC.", lambda t: 1.0) == ("", "own")
+
+
+def test_a_plan_called_a_mistake_must_be_the_plan_asked_about():
+    sentence = "Planning NVL72 racks for an air-cooled data hall is also a mistake."
+    half = lambda text: 0.5  # noqa: E731  - "liquid cooled": only "cooled" is named
+    assert explain(sentence, half, closest=True)[0] is None
+    assumed = "A common mistake is assuming that SHARP is active on any InfiniBand fabric."
+    assert explain(assumed, lambda t: 0.0, closest=True) == ("No", "mistake")
