@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from .corpus import Corpus
     from .index import VectorIndex
+    from .rerank import PageScorer
     from .retrieve import Retrieval, Retriever
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,8 @@ class Assistant:
 
             self.llm_answerer = LLMAnswerer(llm, corpus, retriever, all_tools(),
                                             settings.site_url)
+        #: The learned page order (rerank.py); None keeps the retriever's own order.
+        self.reranker: PageScorer | None = None
         self._refresh_lock = threading.Lock()
         self._last_check = time.monotonic()
 
@@ -129,8 +132,13 @@ class Assistant:
                       llm: BaseChatModel | None = None) -> Assistant:
         """Build every part from the settings (the environment's when none are given)."""
         settings, corpus, index, retriever = _parts(settings)
-        return cls(settings, corpus, index, retriever,
-                   llm if llm is not None else _chat_model(settings))
+        bot = cls(settings, corpus, index, retriever,
+                  llm if llm is not None else _chat_model(settings))
+        if settings.learned_rank and settings.retriever == "hybrid":
+            from .rerank import Reranker
+
+            bot.reranker = Reranker.load_or_train(bot)
+        return bot
 
     # -- public API --------------------------------------------------------------------------
 
@@ -322,6 +330,10 @@ class Assistant:
             query = f"{q.text} ({self.corpus.pages[hint].title})"
         k = max(self.settings.top_k, 5)
         retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
+        if self.reranker is not None:
+            t0 = time.perf_counter()
+            retrieval = self.reranker.rerank(retrieval)
+            retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
         timings.update(retrieval.timings_ms)
         return retrieval
 

@@ -46,6 +46,10 @@ class Settings:
     retriever: str = _setting("hybrid", "ASSISTANT_RETRIEVER",
                               "Retrieval mode: hybrid (dense + BM25 + term match), dense or bm25.")
     top_k: int = _setting(5, "ASSISTANT_TOP_K", "Pages retrieved per question.")
+    learned_rank: int = _setting(1, "ASSISTANT_LEARNED_RANK",
+                                 "1 = order retrieved pages with the model learned from labelled "
+                                 "questions (evals/golden + dev; trained once, cached in the data "
+                                 "dir); 0 = the hand-set hybrid order.")
     min_relevance: float = _setting(0.36, "ASSISTANT_MIN_RELEVANCE",
                                     "Cosine similarity of the best passage below which a question "
                                     "without a glossary term counts as out of scope.")

@@ -1,0 +1,252 @@
+"""A learned page ranking: what visitors' labelled questions teach about which page answers.
+
+The hybrid retriever ranks pages with hand-set weights (RRF, term lifts, FAQ lifts). On
+questions written by strangers, those weights put the right page first less often than on
+the questions they were tuned on. The `Reranker` learns instead, from questions labelled with
+the page that answers them (the golden set and the blind-written dev split; never the sealed
+test split):
+
+- a memory of those questions (their vectors and answering pages): a new question close in
+  meaning to labelled ones votes for their pages, the way a visitor's "IB vs ethernet for
+  training?" resembles questions already answered by infiniband-vs-roce;
+- a logistic model over a few features of each retrieved page (its fused score and rank,
+  similarity, term match, the memory's vote, the nearest FAQ question of the page), fitted
+  on how the retriever ranked the labelled questions.
+
+A neighbour with the very same text as the question is left out: repeats are the answer
+cache's job, and leaving it out keeps golden and dev figures honest (leave-one-out).
+
+Trained on the first start (about half a minute on 2 cores) and cached under the data
+directory with a key made of RERANKER_VERSION, the labelled files, the corpus and the
+embedding model, so nothing retrains unless one of them changed.
+
+Example:
+    >>> reranker = Reranker.load_or_train(assistant, [GOLDEN, DEV])
+    >>> retrieval = reranker.rerank(retrieval)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .chain import Assistant
+    from .retrieve import Retrieval
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60  # retrieve.RRF_K
+
+RERANKER_VERSION = "1"
+#: Labelled questions nearest in meaning that vote, and the similarity below which none does.
+NEIGHBOURS = 8
+VOTE_FLOOR = 0.55
+FEATURES = ("fused", "lift", "similarity", "similarity_gap", "similarity_rank", "vote",
+            "nearest", "faq_similarity", "lesson")
+SEALED = "test.jsonl"
+_EVALS = Path(__file__).resolve().parent.parent / "evals"
+#: The labelled questions learned from: golden and the blind-written dev split (not test).
+LABELLED = (_EVALS / "golden.jsonl", _EVALS / "dev.jsonl")
+
+
+class PageScorer(Protocol):
+    """What the chain needs from a learned ranking."""
+
+    def rerank(self, retrieval: Retrieval) -> Retrieval:
+        """Return the retrieval with its pages in the learned order."""
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One labelled question: its text, the pages that answer it, what retrieval found."""
+
+    text: str
+    sources: tuple[str, ...]
+    retrieval: Retrieval
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+class Memory:
+    """The labelled questions' vectors and pages; a new question's neighbours vote."""
+
+    def __init__(self, texts: list[str], slugs: list[str], vectors: np.ndarray):
+        self.texts = [_norm(t) for t in texts]
+        self.slugs = slugs
+        self.vectors = vectors
+
+    def votes(self, vector: Any, text: str) -> tuple[dict[str, float], dict[str, float]]:
+        """Return (summed similarity of the neighbours per page, the nearest one's per page)."""
+        import numpy as np
+
+        if not len(self.slugs):
+            return {}, {}
+        sims = self.vectors @ np.asarray(vector, dtype=np.float32)
+        same = _norm(text)
+        vote: dict[str, float] = {}
+        nearest: dict[str, float] = {}
+        taken = 0
+        for i in np.argsort(-sims):
+            sim = float(sims[int(i)])
+            if sim < VOTE_FLOOR or taken >= NEIGHBOURS:
+                break
+            if self.texts[int(i)] == same:
+                continue  # the question itself: a repeat, not evidence
+            slug = self.slugs[int(i)]
+            vote[slug] = vote.get(slug, 0.0) + sim
+            if not nearest:
+                nearest[slug] = sim  # the single nearest labelled question's page
+            taken += 1
+        return vote, nearest
+
+
+class Reranker:
+    """A logistic model over retrieved pages' features, with the labelled-question memory."""
+
+    def __init__(self, memory: Memory, weights: list[float], bias: float, faq: Any = None):
+        self.memory = memory
+        self.weights = weights
+        self.bias = bias
+        self._faq = faq  # retriever.faq_questions, for the FAQ feature
+
+    # -- features and ranking -------------------------------------------------------------
+
+    def features(self, retrieval: Retrieval) -> list[list[float]]:
+        """One row of FEATURES per retrieved page."""
+        hits = retrieval.hits
+        if not hits:
+            return []
+        vote, nearest = self.memory.votes(retrieval.vector, retrieval.query)
+        total = sum(vote.values()) or 1.0
+        faq: dict[str, float] = {}
+        if self._faq is not None:
+            for q, sim in self._faq(retrieval.vector, limit=20):
+                faq[q.slug] = max(faq.get(q.slug, 0.0), sim)
+        fused = [_fused(h) for h in hits]
+        top_fused = max(fused) or 1.0
+        sims = [h.similarity for h in hits]
+        by_sim = sorted(range(len(hits)), key=lambda i: -sims[i])
+        sim_rank = {i: r for r, i in enumerate(by_sim)}
+        # The lift is what term, subject, page and FAQ matches added to the fused score, in
+        # units of one term's lift (retrieve.EXACT_LIFT).
+        return [[fused[i] / top_fused, (h.score - fused[i]) * RRF_K / 3.0, sims[i],
+                 sims[i] - max(sims), 1.0 / (sim_rank[i] + 1), vote.get(h.slug, 0.0) / total,
+                 nearest.get(h.slug, 0.0), faq.get(h.slug, 0.0), float(h.kind == "lesson")]
+                for i, h in enumerate(hits)]
+
+    def scores(self, retrieval: Retrieval) -> list[float]:
+        """The model's score of each retrieved page (a logit; higher ranks first)."""
+        return [self.bias + sum(w * x for w, x in zip(self.weights, row, strict=True))
+                for row in self.features(retrieval)]
+
+    def rerank(self, retrieval: Retrieval) -> Retrieval:
+        """Return the retrieval with its pages in the learned order (stable on ties)."""
+        if len(retrieval.hits) < 2:
+            return retrieval
+        scores = self.scores(retrieval)
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        return replace(retrieval, hits=[retrieval.hits[i] for i in order])
+
+    # -- training ---------------------------------------------------------------------------
+
+    @classmethod
+    def fit(cls, labelled: list[Labelled], faq: Any = None, seed: int = 0) -> Reranker:
+        """Fit the memory and the logistic model on labelled questions."""
+        import numpy as np
+        from sklearn.linear_model import LogisticRegression
+
+        usable = [x for x in labelled if x.retrieval.hits and x.sources]
+        memory = Memory([x.text for x in usable], [x.sources[0] for x in usable],
+                        np.asarray([x.retrieval.vector for x in usable], dtype=np.float32)
+                        if usable else np.zeros((0, 1), dtype=np.float32))
+        probe = cls(memory, [0.0] * len(FEATURES), 0.0, faq)
+        rows, labels = [], []
+        for x in usable:
+            for hit, row in zip(x.retrieval.hits, probe.features(x.retrieval), strict=True):
+                rows.append(row)
+                labels.append(int(hit.slug in x.sources))
+        if len(set(labels)) < 2:
+            return probe  # nothing to learn from: keeps the retriever's order
+        model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed)
+        model.fit(np.asarray(rows), np.asarray(labels))
+        return cls(memory, [float(w) for w in model.coef_[0]], float(model.intercept_[0]), faq)
+
+    @classmethod
+    def load_or_train(cls, assistant: Assistant, files: tuple[Path, ...] = LABELLED
+                      ) -> Reranker | None:
+        """Load the cached model for these labelled files, corpus and model, or train it."""
+        files = [Path(f) for f in files if Path(f).is_file()]
+        if any(f.name == SEALED for f in files):
+            raise ValueError("the sealed test split is never trained on")
+        if not files:
+            return None
+        faq = assistant.retriever.faq_questions
+        path = _cache_path(assistant, files)
+        if path.is_file():
+            try:
+                return cls.from_json(json.loads(path.read_text()), faq)
+            except (ValueError, KeyError, TypeError):
+                log.warning("the cached reranker %s is unreadable; training again", path)
+        labelled = [Labelled(item.question, item.expect.sources,
+                             assistant.turn(item.question, list(item.history),
+                                            item.page).retrieval)
+                    for item in _items(files)]
+        reranker = cls.fit([x for x in labelled if x.retrieval is not None], faq)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(reranker.to_json()))
+        return reranker
+
+    def to_json(self) -> dict[str, Any]:
+        """The model and its memory as JSON (vectors as lists)."""
+        return {"version": RERANKER_VERSION, "features": list(FEATURES),
+                "weights": self.weights, "bias": self.bias, "texts": self.memory.texts,
+                "slugs": self.memory.slugs, "vectors": self.memory.vectors.tolist()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], faq: Any = None) -> Reranker:
+        """Rebuild a reranker from `to_json`."""
+        import numpy as np
+
+        if data["version"] != RERANKER_VERSION or data["features"] != list(FEATURES):
+            raise ValueError("a reranker of another version")
+        memory = Memory([], list(data["slugs"]), np.asarray(data["vectors"], dtype=np.float32))
+        memory.texts = list(data["texts"])
+        return cls(memory, [float(w) for w in data["weights"]], float(data["bias"]), faq)
+
+
+def _fused(hit: Any) -> float:
+    """A page's fused score before lifts (as retrieve.Retriever.retrieve computes it)."""
+    p = hit.passages
+    return (p[0].score + 0.25 * (p[1].score if len(p) > 1 else 0.0)) if p else 0.0
+
+
+def _items(files: list[Path]) -> list[Any]:
+    from .evaluate import load_golden
+
+    items = []
+    for f in files:
+        items += [i for i in load_golden(f) if i.expect.sources and not i.expect.refuse
+                  and not i.expect.tool and i.staff is None]
+    return items
+
+
+def _cache_path(assistant: Assistant, files: list[Path]) -> Path:
+    digest = hashlib.sha256(RERANKER_VERSION.encode())
+    for f in files:
+        digest.update(f.read_bytes())
+    for page in sorted(assistant.corpus, key=lambda p: p.slug):
+        digest.update(page.content_hash.encode())
+    digest.update(str(assistant.settings.embedding_model).encode())
+    digest.update(assistant.settings.retriever.encode())
+    name = f"reranker-{digest.hexdigest()[:16]}.json"
+    return Path(assistant.settings.data_dir) / "learned" / name
