@@ -185,13 +185,13 @@ class Reranker:
     def load_or_train(cls, assistant: Assistant, files: tuple[Path, ...] = LABELLED
                       ) -> Reranker | None:
         """Load the cached model for these labelled files, corpus and model, or train it."""
-        files = [Path(f) for f in files if Path(f).is_file()]
+        files = tuple(Path(f) for f in files if Path(f).is_file())
         if any(f.name == SEALED for f in files):
             raise ValueError("the sealed test split is never trained on")
         if not files:
             return None
         faq = assistant.retriever.faq_questions
-        path = _cache_path(assistant, files)
+        path = cache_key(assistant, files, "reranker", RERANKER_VERSION)
         if path.is_file():
             try:
                 return cls.from_json(json.loads(path.read_text()), faq)
@@ -240,13 +240,14 @@ def _items(files: list[Path]) -> list[Any]:
     return items
 
 
-def _cache_path(assistant: Assistant, files: list[Path]) -> Path:
-    digest = hashlib.sha256(RERANKER_VERSION.encode())
+def cache_key(assistant: Assistant, files: tuple[Path, ...], name: str, version: str) -> Path:
+    """Where a learned part is cached: keyed by its version, the labelled files, the corpus,
+    the embedding model and the retrieval mode (any change retrains it)."""
+    digest = hashlib.sha256(version.encode())
     for f in files:
         digest.update(f.read_bytes())
     for page in sorted(assistant.corpus, key=lambda p: p.slug):
         digest.update(page.content_hash.encode())
     digest.update(str(assistant.settings.embedding_model).encode())
     digest.update(assistant.settings.retriever.encode())
-    name = f"reranker-{digest.hexdigest()[:16]}.json"
-    return Path(assistant.settings.data_dir) / "learned" / name
+    return Path(assistant.settings.data_dir) / "learned" / f"{name}-{digest.hexdigest()[:16]}.json"
