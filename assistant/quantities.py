@@ -37,6 +37,7 @@ from assistant.wording import (
     MAX_CHARS,
     MONEY_INTENT,
     MONEY_KINDS,
+    NETWORK_GEAR,
     OTHER_TOPIC,
     Quantity,
     Source,
@@ -222,20 +223,41 @@ def _is_input(kind: str) -> bool:
     return any(spec.input_of(kind) for spec in calc.REGISTRY.values())
 
 
-def _fits(spec: calc.Calculator, inputs: list[Quantity]) -> bool:
-    return any(spec.input_of(x.kind) for x in inputs)
-
-
 def _request(spec: calc.Calculator, w: Wording, previous: CalcRequest | None = None
              ) -> CalcRequest:
     args, notes = spec.read(w)
     notes = w.notes + notes
     if previous is not None:
-        carried = {k: v for k, v in previous.args.items() if k in spec.input_names}
-        args = {**carried, **args}
+        args = spec.carry(previous.args, args, w)
         notes = list(dict.fromkeys(previous.notes + notes))
     error = "; ".join([*w.problems, *spec.problems(w)]) or None
     return CalcRequest(spec.name, args, spec.missing(args, w), notes, error)
+
+
+def _prices_something_else(w: Wording) -> bool:
+    """Whether the question asks the price of something other than renting GPUs.
+
+    "How much is InfiniBand for 16 GPUs?" names GPUs and money, but no price per GPU-hour
+    and no duration: it asks what the network costs, which the lessons answer.
+    """
+    return (not w.kinds() & {"price", "at_price", "hours", "gpu_hours"}
+            and bool(OTHER_TOPIC.search(w.lower) or NETWORK_GEAR.search(w.lower)))
+
+
+def _as_follow_up(w: Wording, before: calc.Calculator) -> Wording:
+    """Read a bare amount of money in a follow-up as the previous calculator's price.
+
+    "What if power was 12 cents?" after an electricity cost is a price per kWh; "what
+    about $5?" after a GPU-rental cost a price per GPU-hour.
+    """
+    kind = before.money_kind
+    short = len(re.findall(r"[a-z]+", w.unread)) <= 6
+    if kind is None or not (FOLLOWUP.search(w.lower) or short):
+        return w
+    bare = {"money"} if kind == "price" else {"money", "at_price"}
+    found = [dataclasses.replace(x, kind="at_price" if kind == "price" else kind)
+             if x.kind in bare else x for x in w.found]
+    return dataclasses.replace(w, found=found)
 
 
 def _answer_to_missing(w: Wording, previous: CalcRequest, spec: calc.Calculator
@@ -270,6 +292,7 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         answer = _answer_to_missing(w, previous, before)
         if answer is not None:
             return answer
+        w = _as_follow_up(w, before)
     inputs = [x for x in w.found if _is_input(x.kind)]
     if not inputs:
         return None
@@ -279,7 +302,8 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     # from: "Why is 400 Gb/s InfiniBand expensive?" names an amount and money, not a sum.
     # Nor is a question a calculation when the calculator its words select reads none of its
     # amounts: "how much KV cache per token for an 8B model" names "per token", not a cost.
-    intent = _intent(w) and any(chosen.reads(x.kind) for x in w.found)
+    intent = (_intent(w) and any(chosen.reads(x.kind) for x in w.found)
+              and not (chosen.fallback and _prices_something_else(w)))
     if previous is None or before is None:
         return _request(chosen, w) if intent else None
     if intent:
@@ -288,14 +312,16 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         if alone.error or not alone.missing:
             return alone
     spec = hint or before
-    if not _fits(spec, inputs):
+    if not spec.changes(w, previous.args):
         # Nothing here feeds the previous calculator (a lone price after a comparison):
         # start again from the fallback, keeping what carries over.
         spec = calc.fallback()
     follow_up = bool(FOLLOWUP.search(w.lower)) or _answers(w, inputs, previous, before)
-    if not (intent or _fits(before, inputs) or (follow_up and _fits(spec, inputs))):
+    if not (intent or before.changes(w, previous.args)
+            or (follow_up and spec.changes(w, previous.args))):
         return None
-    if not intent and not follow_up and OTHER_TOPIC.search(w.lower):
+    if not intent and not follow_up and (OTHER_TOPIC.search(w.lower)
+                                         or _prices_something_else(w)):
         return None
     return _request(spec, w, previous)
 
