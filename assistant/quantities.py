@@ -50,7 +50,8 @@ from assistant.wording import (
 from assistant.wording import normalize as _normalize
 from assistant.wording import scan as scan_with
 
-__all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "detect", "run", "scan"]
+__all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "amount", "detect", "run",
+           "scan"]
 
 _RULES = tuple(sorted((*CORE_RULES, *(r for s in calc.REGISTRY.values() for r in s.rules)),
                       key=lambda r: r.order))
@@ -260,23 +261,67 @@ def _as_follow_up(w: Wording, before: calc.Calculator) -> Wording:
     return dataclasses.replace(w, found=found)
 
 
+# ---------------------------------------------------------------------------------------
+# One amount: a form field, or the reply to the question the chat just asked
+# ---------------------------------------------------------------------------------------
+
+# Words a reply may wrap an amount in ("about 256", "let's say 40%").
+_WRAPPING = re.compile(r"[#\s.,;:!?~()]+|\b(?:about|around|roughly|approx(?:imately)?|say|use|"
+                       r"assume|make|it|let'?s)\b", re.ASCII)
+_SPACED_THOUSANDS = re.compile(r"(?<=\d)[\s_](?=\d{3}(?!\d))", re.ASCII)
+
+
+def _feeds(kind: str, name: str) -> bool:
+    """Whether an amount of this kind can be the input `name` ("watts" is "watts_per_gpu")."""
+    if kind == name or name.startswith(kind + "_"):
+        return True
+    if kind in ("money", "at_price") and name.startswith("price"):
+        return True  # "$7", "12 cents": the field says what it is a price of
+    return any(spec.input_of(kind) == name for spec in calc.REGISTRY.values())
+
+
+def amount(text: str, name: str, kind: str = "number") -> float | int:
+    """Read the amount of one input the way the chat reads it; ValueError if it is not one.
+
+    `kind` is the input's number kind ("whole", "fraction" or "number"). The same wording
+    rules as a question: "$7", "1,000", "1.5k", "40%" (0.4 for a fraction), "2 weeks" (336
+    for hours), "12 cents", "700 W", "400 Gb/s", "7B". Text that holds anything else, or an
+    amount of another input ("$7" for GPUs), is not this input's amount.
+
+        >>> amount("2 weeks", "hours"), amount("40%", "mfu", "fraction")
+        (336.0, 0.4)
+    """
+    text = _SPACED_THOUSANDS.sub("", text.strip())
+    w = read(text)
+    if w.found:
+        mine = [x for x in w.found if _feeds(x.kind, name)]
+        if len(w.found) != 1 or not mine or _WRAPPING.sub("", w.unread):
+            raise ValueError(f"not one amount of {name}: {text!r}")
+        value = mine[0].value
+    elif m := BARE_ANSWER.match(w.lower):
+        value = scaled(to_float(m.group("n")), m.group("sc"))
+        if m.group("neg"):
+            value = -value
+        if m.group("pc") and kind == "fraction":
+            value = percent(value)
+    else:
+        value = float(text)  # "nan" and "inf" are numbers, refused by the bounds by name
+    return count(value) if kind == "whole" else value
+
+
 def _answer_to_missing(w: Wording, previous: CalcRequest, spec: calc.Calculator
                        ) -> CalcRequest | None:
-    # "How many GPUs?" -> "256": a bare number answers the question we just asked.
-    m = BARE_ANSWER.match(w.lower)
-    if m is None or not previous.missing:
+    # "How many GPUs?" -> "256", "How many hours?" -> "2 weeks": the reply is the amount.
+    if not previous.missing:
         return None
     name = previous.missing[0]
     kind = number_kind(spec.inputs, name)
     if kind is None:
         return None  # "quotes" is not answered by one number
-    value = scaled(to_float(m.group("n")), m.group("sc"))
-    if m.group("neg"):
-        value = -value
-    if m.group("pc") and kind == "fraction":
-        value = percent(value)
-    if kind == "whole":
-        value = count(value)
+    try:
+        value = amount(w.original, name, kind)
+    except ValueError:
+        return None
     args = {**previous.args, name: value}
     missing = [n for n in previous.missing if n != name]
     return CalcRequest(previous.tool, args, missing, list(previous.notes))
