@@ -273,7 +273,7 @@ _SPACED_THOUSANDS = re.compile(r"(?<=\d)[\s_](?=\d{3}(?!\d))", re.ASCII)
 
 def _feeds(kind: str, name: str) -> bool:
     """Whether an amount of this kind can be the input `name` ("watts" is "watts_per_gpu")."""
-    if kind == name or name.startswith(kind + "_"):
+    if kind == name or (kind not in MONEY_KINDS and name.startswith(kind + "_")):
         return True
     if kind in ("money", "at_price") and name.startswith("price"):
         return True  # "$7", "12 cents": the field says what it is a price of
