@@ -245,19 +245,29 @@ def _prices_something_else(w: Wording) -> bool:
             and bool(OTHER_TOPIC.search(w.lower) or NETWORK_GEAR.search(w.lower)))
 
 
-def _as_follow_up(w: Wording, before: calc.Calculator) -> Wording:
+def _as_follow_up(w: Wording, before: calc.Calculator, previous_args: dict[str, Any]
+                  ) -> Wording:
     """Read a bare amount of money in a follow-up as the previous calculator's price.
 
     "What if power was 12 cents?" after an electricity cost is a price per kWh; "what
-    about $5?" after a GPU-rental cost a price per GPU-hour.
+    about $5?" after a GPU-rental cost a price per GPU-hour; "and at 60%?" after a serving
+    cost its utilization.
     """
-    kind = before.money_kind
     short = len(re.findall(r"[a-z]+", w.unread)) <= 6
-    if kind is None or not (FOLLOWUP.search(w.lower) or short):
+    if not (FOLLOWUP.search(w.lower) or short):
         return w
-    bare = {"money"} if kind == "price" else {"money", "at_price"}
-    found = [dataclasses.replace(x, kind="at_price" if kind == "price" else kind)
-             if x.kind in bare else x for x in w.found]
+    kind = before.money_kind
+    bare = {"money"} if kind == "price" else {"money", "at_price"} if kind else set()
+    pct = before.percent_input(previous_args)
+    found = []
+    for x in w.found:
+        if x.kind in bare:
+            x = dataclasses.replace(x, kind="at_price" if kind == "price" else kind)
+        elif x.kind == "percent" and pct is not None:
+            # "what about 60%?": a fraction input takes 0.6, a percentage input 60.
+            value = percent(x.value) if number_kind(before.inputs, pct) == "fraction" else x.value
+            x = dataclasses.replace(x, kind=pct, value=value)
+        found.append(x)
     return dataclasses.replace(w, found=found)
 
 
@@ -293,6 +303,8 @@ def amount(text: str, name: str, kind: str = "number") -> float | int:
     """
     text = _SPACED_THOUSANDS.sub("", text.strip())
     w = read(text)
+    if [x.kind for x in w.found] == ["percent"]:
+        w.found = []  # a bare "40%": the field says of what (below)
     if w.found:
         mine = [x for x in w.found if _feeds(x.kind, name)]
         if len(w.found) != 1 or not mine or _WRAPPING.sub("", w.unread):
@@ -337,7 +349,7 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         answer = _answer_to_missing(w, previous, before)
         if answer is not None:
             return answer
-        w = _as_follow_up(w, before)
+        w = _as_follow_up(w, before, previous.args)
     inputs = [x for x in w.found if _is_input(x.kind)]
     if not inputs:
         return None

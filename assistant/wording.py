@@ -335,6 +335,9 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(54, rx(rf"{num('n')}(?P<sc>\s?(?:k|thousand)\b)?\s?(?:x\s?|×\s?)?-?\s?"
                 rf"(?:{GPU}|(?:gpu\s)?(?:cards?|chips?)\b)"
                 r"(?![\s-]?(?:hours?|hrs?|h|days?|months?|weeks?|years?)\b)"), _gpus),
+    # "60%" that no rule above claimed: which input it is depends on the calculation (a
+    # follow-up "what about 60%?" after a serving cost is its utilization).
+    Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
                 rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),

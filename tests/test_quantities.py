@@ -1037,3 +1037,14 @@ def test_a_reply_with_a_unit_answers_the_question_just_asked():
     previous = detect("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
     asked = CalcRequest("serving_cost", previous.args, ["utilization"])
     assert detect("60%", asked).args["utilization"] == 0.6
+
+
+def test_a_bare_percentage_in_a_follow_up_is_the_previous_calculations_percentage():
+    serving = detect("serving cost at $1.90/gpu-hr, 2500 tokens/sec, 40% util")
+    assert detect("what about 60%?", serving).args["utilization"] == 0.6
+    training = detect("cost to train 7b params on 1t tokens, 989 tflops, 40% mfu, $7/gpu-hr?")
+    assert detect("and at 30%?", training).args["mfu"] == 0.3  # the one given before
+    slowed = detect("and with a 30% slowdown?", detect(BASE))
+    assert detect("what about 20%?", slowed).args["slowdown_pct"] == 20
+    # A rental has no percentage to change: not a calculation.
+    assert detect("what about 60%?", detect(BASE)) is None

@@ -348,6 +348,16 @@ class Calculator:
             return kind
         return "price" if self.input_of("price") else None
 
+    def percent_input(self, given: Mapping[str, Any]) -> str | None:
+        """The input a bare "60%" of a follow-up changes: its only percentage input, or the
+        only one of them given before; None when that is ambiguous."""
+        names = [n for n in self.input_names if number_kind(self.inputs, n) == "fraction"
+                 or _meta(self.inputs, n)[1]["unit"] == "%"]
+        if len(names) == 1:
+            return names[0]
+        named = [n for n in names if n in given]
+        return named[0] if len(named) == 1 else None
+
     def changes(self, w: Wording, previous: Mapping[str, Any] | None = None) -> bool:
         """Whether the amounts of a follow-up change one of its inputs (`previous` ones)."""
         return any(self.input_of(x.kind) for x in w.found)
