@@ -266,6 +266,20 @@ def _gpus(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("gpus", count(scaled(to_float(m.group("n")), m.group("sc"))), m, src)
 
 
+_PER_GPU_UNIT = re.compile(rf"\b{GPU_OR_CARD}\b", re.ASCII)
+
+
+def _bare_rate(m: re.Match[str], src: Source) -> list[Quantity] | None:
+    # Without "$" a number per hour is a price when it is written like one: per GPU-hour
+    # ("5.80/gpu-hr"), with cents ("2.49 an hour"), or after "at", "price is" ("at 3 an
+    # hour"); "restarts 3 per hour" is not.
+    before = src.lower[max(0, m.start() - 30):m.start()]
+    unit = src.lower[m.end("n"):m.end()]
+    if "." in m.group("n") or _PER_GPU_UNIT.search(unit) or _PRICE_CONTEXT.search(before):
+        return consume("price")(m, src)
+    return None
+
+
 def _at_each(m: re.Match[str], src: Source) -> list[Quantity]:
     # "4 GPUs @ 2.2 apiece": a price per GPU with no unit of time is, like "at $7", a price
     # per GPU-hour; the amount starts at the number, not at "@".
@@ -321,7 +335,7 @@ CORE_RULES: tuple[Rule, ...] = (
     # "an hour" behind to be read as a one-hour job.
     Rule(14, rx(rf"(?:\$|dollars?|usd|bucks){_RATE_GPU_HOUR}"), lambda m, src: []),
     # "2.49 an hour", "5.80/gpu-hr", "1.85/gpu/hr": a rate per GPU-hour needs no "$".
-    Rule(15, rx(rf"{num('n')}{_RATE_GPU_HOUR}"), consume("price")),
+    Rule(15, rx(rf"{num('n')}{_RATE_GPU_HOUR}"), _bare_rate),
     # "4 GPUs @ 2.2 apiece", "at 3 per GPU": a bare amount each GPU pays.
     Rule(16, rx(rf"(?:\bat|@)\s?(?:about\s|around\s|~\s?)?{num('n')}\s?(?:each|apiece|"
                 rf"a\spiece|(?:per|a|an|/)\s?{GPU_OR_CARD}\b)"), _at_each),

@@ -1048,3 +1048,11 @@ def test_a_bare_percentage_in_a_follow_up_is_the_previous_calculations_percentag
     assert detect("what about 20%?", slowed).args["slowdown_pct"] == 20
     # A rental has no percentage to change: not a calculation.
     assert detect("what about 60%?", detect(BASE)) is None
+
+
+@pytest.mark.parametrize(("text", "price"), [
+    ("at 3 an hour", 3.0), ("price is 2 per hour", 2.0), ("3/gpu-hr", 3.0),
+    ("restarts happen 3 per hour", None),  # a count per hour, not a price
+])
+def test_a_bare_number_per_hour_is_a_price_only_when_written_like_one(text, price):
+    assert [q.value for q in scan(text) if q.kind == "price"] == ([price] if price else [])
