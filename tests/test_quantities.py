@@ -1056,3 +1056,12 @@ def test_a_bare_percentage_in_a_follow_up_is_the_previous_calculations_percentag
 ])
 def test_a_bare_number_per_hour_is_a_price_only_when_written_like_one(text, price):
     assert [q.value for q in scan(text) if q.kind == "price"] == ([price] if price else [])
+
+
+def test_a_short_link_speed_answers_a_follow_up_and_a_field():
+    previous = detect("ring allreduce of 10GB on 16 gpus with 400G links, how long?")
+    assert detect("what about 800G?", previous).args == {"buffer_gb": 10.0, "gpus": 16,
+                                                         "link_gbps": 800.0}
+    assert quantities.amount("400G", "link_gbps") == 400
+    # Without a calculation before it, an optic's speed is a question for the lessons.
+    assert detect("and for 800g?") is None and detect("how much is a 400G optic?") is None

@@ -197,11 +197,13 @@ _BANDWIDTH = rx(
     rf"{num('n')}\s?(?P<u>(?P<p>[gt])(?:b/s|bps|bit/s|bits/s)|"
     r"(?P<w>giga|tera)(?P<k>bits?|bytes?)\s?(?:per\s|/\s?)s(?:ec(?:ond)?)?\b)"
     r"(?=[^a-z0-9]|$)")
-# "400G links", "a 100 gbit link", "800G NICs": a link speed written short is in bits.
+# "400G links", "a 100 gbit link", "800G NICs", "what about 800G?": a link speed written
+# short is in bits.
 _LINK_WORD = (r"(?:(?:ib|infiniband|ethernet|eth|roce|rdma|ndr|xdr|hdr)\s)?(?:links?|nics?|ports?|"
               r"adapters?|networks?|networking|fabric|hcas?|connections?|interconnect|cards?|"
               r"uplinks?|ib|infiniband|ethernet|roce)\b")
-_SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?(?={_LINK_WORD})|"
+_SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?(?={_LINK_WORD}|"
+                 r"[?.!]?$)|"
                  r"(?P<p2>[gt])bits?\b)")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
            r"\b(?!\s?/|ps)")
