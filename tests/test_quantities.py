@@ -1065,3 +1065,16 @@ def test_a_short_link_speed_answers_a_follow_up_and_a_field():
     assert quantities.amount("400G", "link_gbps") == 400
     # Without a calculation before it, an optic's speed is a question for the lessons.
     assert detect("and for 800g?") is None and detect("how much is a 400G optic?") is None
+
+
+@pytest.mark.parametrize(("question", "buffer_gb"), [
+    ("7b model, bf16 grads, 64 gpus flat ring allreduce. how long at 400g", 14.0),
+    ("all-reduce of a 70B model in fp32 on 8 gpus at 400 Gb/s", 280.0),
+    ("float32 allreduce of 1B params on 8 gpus at 400 Gb/s", 4.0),
+    # A size written out wins over the one worked out from the model.
+    ("all reduce 140 GB of gradients (70b in bf16) over 256 gpus w/ 400gbps ib", 140.0),
+])
+def test_the_gradient_buffer_from_model_size_and_precision(question, buffer_gb):
+    req = detect(question)
+    assert req.tool == "allreduce_time" and req.missing == []
+    assert req.args["buffer_gb"] == pytest.approx(buffer_gb)

@@ -33,6 +33,7 @@ from assistant.calculators._base import (
     Unit,
     check,
     finite_result,
+    format_count,
 )
 from assistant.wording import (
     MONEY_KINDS,
@@ -256,6 +257,9 @@ def _latency(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("latency_us", scaled(to_float(m.group("n")), factor), m, src, unit=unit)
 
 
+_DTYPE = rx(r"\b(?:bf16|fp16|fp32|fp8|float16|float32)\b")
+_DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "float16": 2.0, "fp32": 4.0, "float32": 4.0,
+                "fp8": 1.0}
 _ALLREDUCE = rx(r"\ball[\s-]?reduces?\b|\ballreduc(?:e|es|ing)\b|\ball[\s-]reducing\b")
 _OWN_KINDS = frozenset({"buffer_gb", "link_gbps", "latency_us"})
 _TIME_WORDS = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|times|takes?|taking|took|duration|"
@@ -277,12 +281,20 @@ class _AllreduceTime(Calculator):
         # A question that gives every input ("2 gpus doing a 4GB allreduce over a 100 gbit
         # link") asks for the figure too.
         kinds = w.kinds()
-        every = {"buffer_gb", "gpus", "link_gbps"} <= kinds
+        sized = "buffer_gb" in kinds or ("parameters" in kinds and bool(_DTYPE.search(w.lower)))
+        every = sized and {"gpus", "link_gbps"} <= kinds
         return (self.selects(w) and "link_gbps" in kinds
                 and (every or bool(_TIME_WORDS.search(w.lower))))
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
+        params, dtype = w.first({"parameters"}), _DTYPE.search(w.lower)
+        if "buffer_gb" not in args and params is not None and dtype is not None:
+            # "a 7B model, bf16 grads": the gradients are parameters × bytes per value.
+            width = _DTYPE_BYTES[dtype.group(0)]
+            args["buffer_gb"] = params.value * width / 1e9
+            notes.append(f"Gradients: {format_count(params.value)} parameters × {width:g} bytes "
+                         f"({dtype.group(0)}) = {format_size(args['buffer_gb'])}")
         link = w.first({"link_gbps"})
         if link is not None and link.unit in ("gb/s", "tb/s"):
             notes.append(f"{link.text} is read as gigabits per second (Gb/s); write GB/s for "
