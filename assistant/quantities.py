@@ -37,6 +37,7 @@ from assistant.wording import (
     MAX_CHARS,
     MONEY_INTENT,
     MONEY_KINDS,
+    NETWORK_GEAR,
     OTHER_TOPIC,
     Quantity,
     Source,
@@ -49,7 +50,8 @@ from assistant.wording import (
 from assistant.wording import normalize as _normalize
 from assistant.wording import scan as scan_with
 
-__all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "detect", "run", "scan"]
+__all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "amount", "detect", "run",
+           "scan"]
 
 _RULES = tuple(sorted((*CORE_RULES, *(r for s in calc.REGISTRY.values() for r in s.rules)),
                       key=lambda r: r.order))
@@ -222,39 +224,116 @@ def _is_input(kind: str) -> bool:
     return any(spec.input_of(kind) for spec in calc.REGISTRY.values())
 
 
-def _fits(spec: calc.Calculator, inputs: list[Quantity]) -> bool:
-    return any(spec.input_of(x.kind) for x in inputs)
-
-
 def _request(spec: calc.Calculator, w: Wording, previous: CalcRequest | None = None
              ) -> CalcRequest:
     args, notes = spec.read(w)
     notes = w.notes + notes
     if previous is not None:
-        carried = {k: v for k, v in previous.args.items() if k in spec.input_names}
-        args = {**carried, **args}
+        args = spec.carry(previous.args, args, w)
         notes = list(dict.fromkeys(previous.notes + notes))
     error = "; ".join([*w.problems, *spec.problems(w)]) or None
     return CalcRequest(spec.name, args, spec.missing(args, w), notes, error)
 
 
+def _prices_something_else(w: Wording) -> bool:
+    """Whether the question asks the price of something other than renting GPUs.
+
+    "How much is InfiniBand for 16 GPUs?" names GPUs and money, but no price per GPU-hour
+    and no duration: it asks what the network costs, which the lessons answer.
+    """
+    return (not w.kinds() & {"price", "at_price", "hours", "gpu_hours"}
+            and bool(OTHER_TOPIC.search(w.lower) or NETWORK_GEAR.search(w.lower)))
+
+
+def _as_follow_up(w: Wording, before: calc.Calculator, previous_args: dict[str, Any]
+                  ) -> Wording:
+    """Read a bare amount of money in a follow-up as the previous calculator's price.
+
+    "What if power was 12 cents?" after an electricity cost is a price per kWh; "what
+    about $5?" after a GPU-rental cost a price per GPU-hour; "and at 60%?" after a serving
+    cost its utilization.
+    """
+    short = len(re.findall(r"[a-z]+", w.unread)) <= 6
+    if not (FOLLOWUP.search(w.lower) or short):
+        return w
+    kind = before.money_kind
+    bare = {"money"} if kind == "price" else {"money", "at_price"} if kind else set()
+    pct = before.percent_input(previous_args)
+    found = []
+    for x in w.found:
+        if x.kind in bare:
+            x = dataclasses.replace(x, kind="at_price" if kind == "price" else kind)
+        elif x.kind == "percent" and pct is not None:
+            # "what about 60%?": a fraction input takes 0.6, a percentage input 60.
+            value = percent(x.value) if number_kind(before.inputs, pct) == "fraction" else x.value
+            x = dataclasses.replace(x, kind=pct, value=value)
+        found.append(x)
+    return dataclasses.replace(w, found=found)
+
+
+# ---------------------------------------------------------------------------------------
+# One amount: a form field, or the reply to the question the chat just asked
+# ---------------------------------------------------------------------------------------
+
+# Words a reply may wrap an amount in ("about 256", "let's say 40%").
+_WRAPPING = re.compile(r"[#\s.,;:!?~()]+|\b(?:about|around|roughly|approx(?:imately)?|say|use|"
+                       r"assume|make|it|let'?s)\b", re.ASCII)
+_SPACED_THOUSANDS = re.compile(r"(?<=\d)[\s_](?=\d{3}(?!\d))", re.ASCII)
+
+
+def _feeds(kind: str, name: str) -> bool:
+    """Whether an amount of this kind can be the input `name` ("watts" is "watts_per_gpu")."""
+    if kind == name or (kind not in MONEY_KINDS and name.startswith(kind + "_")):
+        return True
+    if kind in ("money", "at_price") and name.startswith("price"):
+        return True  # "$7", "12 cents": the field says what it is a price of
+    return any(spec.input_of(kind) == name for spec in calc.REGISTRY.values())
+
+
+def amount(text: str, name: str, kind: str = "number") -> float | int:
+    """Read the amount of one input the way the chat reads it; ValueError if it is not one.
+
+    `kind` is the input's number kind ("whole", "fraction" or "number"). The same wording
+    rules as a question: "$7", "1,000", "1.5k", "40%" (0.4 for a fraction), "2 weeks" (336
+    for hours), "12 cents", "700 W", "400 Gb/s", "7B". Text that holds anything else, or an
+    amount of another input ("$7" for GPUs), is not this input's amount.
+
+        >>> amount("2 weeks", "hours"), amount("40%", "mfu", "fraction")
+        (336.0, 0.4)
+    """
+    text = _SPACED_THOUSANDS.sub("", text.strip())
+    w = read(text)
+    if [x.kind for x in w.found] == ["percent"]:
+        w.found = []  # a bare "40%": the field says of what (below)
+    if w.found:
+        mine = [x for x in w.found if _feeds(x.kind, name)]
+        if len(w.found) != 1 or not mine or _WRAPPING.sub("", w.unread):
+            raise ValueError(f"not one amount of {name}: {text!r}")
+        value = mine[0].value
+    elif m := BARE_ANSWER.match(w.lower):
+        value = scaled(to_float(m.group("n")), m.group("sc"))
+        if m.group("neg"):
+            value = -value
+        if m.group("pc") and kind == "fraction":
+            value = percent(value)
+    else:
+        value = float(text)  # "nan" and "inf" are numbers, refused by the bounds by name
+    return count(value) if kind == "whole" else value
+
+
 def _answer_to_missing(w: Wording, previous: CalcRequest, spec: calc.Calculator
                        ) -> CalcRequest | None:
-    # "How many GPUs?" -> "256": a bare number answers the question we just asked.
-    m = BARE_ANSWER.match(w.lower)
-    if m is None or not previous.missing:
+    # "How many GPUs?" -> "256", "How many hours?" -> "2 weeks": the reply is the amount.
+    if not previous.missing:
         return None
     name = previous.missing[0]
     kind = number_kind(spec.inputs, name)
     if kind is None:
         return None  # "quotes" is not answered by one number
-    value = scaled(to_float(m.group("n")), m.group("sc"))
-    if m.group("neg"):
-        value = -value
-    if m.group("pc") and kind == "fraction":
-        value = percent(value)
-    if kind == "whole":
-        value = count(value)
+    try:
+        value = amount(w.original, name, kind)
+    except ValueError:
+        return None
     args = {**previous.args, name: value}
     missing = [n for n in previous.missing if n != name]
     return CalcRequest(previous.tool, args, missing, list(previous.notes))
@@ -270,6 +349,7 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         answer = _answer_to_missing(w, previous, before)
         if answer is not None:
             return answer
+        w = _as_follow_up(w, before, previous.args)
     inputs = [x for x in w.found if _is_input(x.kind)]
     if not inputs:
         return None
@@ -279,7 +359,8 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     # from: "Why is 400 Gb/s InfiniBand expensive?" names an amount and money, not a sum.
     # Nor is a question a calculation when the calculator its words select reads none of its
     # amounts: "how much KV cache per token for an 8B model" names "per token", not a cost.
-    intent = _intent(w) and any(chosen.reads(x.kind) for x in w.found)
+    intent = (_intent(w) and any(chosen.reads(x.kind) for x in w.found)
+              and not (chosen.fallback and _prices_something_else(w)))
     if previous is None or before is None:
         return _request(chosen, w) if intent else None
     if intent:
@@ -288,14 +369,16 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         if alone.error or not alone.missing:
             return alone
     spec = hint or before
-    if not _fits(spec, inputs):
+    if not spec.changes(w, previous.args):
         # Nothing here feeds the previous calculator (a lone price after a comparison):
         # start again from the fallback, keeping what carries over.
         spec = calc.fallback()
     follow_up = bool(FOLLOWUP.search(w.lower)) or _answers(w, inputs, previous, before)
-    if not (intent or _fits(before, inputs) or (follow_up and _fits(spec, inputs))):
+    if not (intent or before.changes(w, previous.args)
+            or (follow_up and spec.changes(w, previous.args))):
         return None
-    if not intent and not follow_up and OTHER_TOPIC.search(w.lower):
+    if not intent and not follow_up and (OTHER_TOPIC.search(w.lower)
+                                         or _prices_something_else(w)):
         return None
     return _request(spec, w, previous)
 

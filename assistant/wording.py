@@ -97,6 +97,8 @@ GPU = (r"(?:nvidia\s)?(?:gpus?|h100s?|h200s?|h800s?|a100s?|a10g?s?|b200s?|gb200s
 GPU_OR_CARD = (r"(?:gpu|h100|h200|h800|a100|a10g?|b200|gb200|l40s?|l4|mi300x?|mi250x?|tpu|"
                r"card|chip|accelerator|device)s?")
 NODE = r"(?:nodes?|servers?|machines?|hosts?|instances?|boxes|box|vms?)"
+#: What holds GPUs, for power and for "each": a server, a node, a rack, a DGX.
+SERVER = r"(?:nodes?|servers?|machines?|hosts?|boxes|box|racks?|systems?|dgx|hgx|chassis)"
 _HOUR = r"(?:hours?|hrs?|h)\b"
 PCT = r"\s?(?:%|percent\b|per\s?cent\b|pct\b)"
 # "MFU of 40%", "MFU is only 30%", "MFU: 40%", "MFU=0.4". Bounded, so it stays linear.
@@ -105,7 +107,8 @@ CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|
 
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{BODY})(?P<s1>{_MONEY_SCALE})?"
-          rf"|{num('m2')}(?P<s2>{_MONEY_SCALE})?\s?(?:dollars?|usd|bucks)\b)")
+          rf"|{num('m2')}(?P<s2>{_MONEY_SCALE})?\s?(?:dollars?|usd|bucks)\b"
+          rf"|{num('m3')}\s?(?:cents?\b|¢))")
 _PER = r"\s?(?:/|per|an?|each|every)\s?"
 _RATE_GPU_HOUR = (rf"{_PER}(?:{GPU_OR_CARD}(?:\s?(?:/|per|an?|-)\s?|[\s-]?))?{_HOUR}"
                   rf"(?:\s?(?:/|per|each|an?)\s?{GPU_OR_CARD}\b)?")
@@ -190,6 +193,8 @@ def q(kind: str, value: float, m: re.Match[str], src: Source, **kw: Any) -> list
 # ---------------------------------------------------------------------------------------
 
 def _money_value(m: re.Match[str]) -> float:
+    if m.group("m3") is not None:
+        return percent(to_float(m.group("m3")))  # "12 cents" is $0.12, exactly
     if m.group("m1") is not None:
         value = scaled(to_float(m.group("m1")), m.group("s1"))
         negative = bool(m.group("neg")) != bool(m.group("neg2"))
@@ -258,7 +263,56 @@ def _nodes_times_gpus(m: re.Match[str], src: Source) -> list[Quantity]:
 
 
 def _gpus(m: re.Match[str], src: Source) -> list[Quantity]:
-    return q("gpus", count(to_float(m.group("n"))), m, src)
+    return q("gpus", count(scaled(to_float(m.group("n")), m.group("sc"))), m, src)
+
+
+_PER_GPU_UNIT = re.compile(rf"\b{GPU_OR_CARD}\b", re.ASCII)
+
+
+def _bare_rate(m: re.Match[str], src: Source) -> list[Quantity] | None:
+    # Without "$" a number per hour is a price when it is written like one: per GPU-hour
+    # ("5.80/gpu-hr"), with cents ("2.49 an hour"), or after "at", "price is" ("at 3 an
+    # hour"); "restarts 3 per hour" is not.
+    before = src.lower[max(0, m.start() - 30):m.start()]
+    unit = src.lower[m.end("n"):m.end()]
+    if "." in m.group("n") or _PER_GPU_UNIT.search(unit) or _PRICE_CONTEXT.search(before):
+        return consume("price")(m, src)
+    return None
+
+
+def _at_each(m: re.Match[str], src: Source) -> list[Quantity]:
+    # "4 GPUs @ 2.2 apiece": a price per GPU with no unit of time is, like "at $7", a price
+    # per GPU-hour; the amount starts at the number, not at "@".
+    value = to_float(m.group("n"))
+    return [Quantity("at_price", value, m.start("n"), m.end(), src.lower[m.start("n"):m.end()])]
+
+
+# ---------------------------------------------------------------------------------------
+# What an amount is per: "700 W each" after "1,000 GPUs" is per GPU
+# ---------------------------------------------------------------------------------------
+
+_PER_THING = re.compile(
+    rf"\s?(?:per|/|a|an|each|for\s(?:each|every|one|a))\s?(?:(?P<gpu>{GPU_OR_CARD})|"
+    rf"(?P<node>{SERVER}))\b", re.ASCII)
+_EACH = re.compile(r"\s?(?:each|apiece|a\spiece|per\s(?:piece|unit|one))\b", re.ASCII)
+_COUNTED = re.compile(rf"\b(?:(?P<gpu>{GPU_OR_CARD})|(?P<node>{SERVER}))\b", re.ASCII)
+
+
+def bound_to(src: Source, start: int, end: int) -> str | None:
+    """What the amount at start:end is per: "gpu", "node", or None when the text does not say.
+
+    "700 W per GPU", "700 W a card" say it; "700 W each" and "2.2 apiece" mean each of the
+    nearest counted thing before the amount ("1,000 GPUs drawing 700 W each": per GPU,
+    "32 servers at 10 kW each": per server).
+    """
+    after = src.lower[end:end + 40]
+    m = _PER_THING.match(after)
+    if m is None and _EACH.match(after):
+        m = next(reversed(list(_COUNTED.finditer(src.lower[max(0, start - 120):start]))),
+                 None)
+    if m is None:
+        return None
+    return "gpu" if m.group("gpu") else "node"
 
 
 def _duration(m: re.Match[str], src: Source) -> list[Quantity]:
@@ -280,6 +334,11 @@ CORE_RULES: tuple[Rule, ...] = (
     # "NaN dollars an hour": the rate phrase without a readable amount must not leave
     # "an hour" behind to be read as a one-hour job.
     Rule(14, rx(rf"(?:\$|dollars?|usd|bucks){_RATE_GPU_HOUR}"), lambda m, src: []),
+    # "2.49 an hour", "5.80/gpu-hr", "1.85/gpu/hr": a rate per GPU-hour needs no "$".
+    Rule(15, rx(rf"{num('n')}{_RATE_GPU_HOUR}"), _bare_rate),
+    # "4 GPUs @ 2.2 apiece", "at 3 per GPU": a bare amount each GPU pays.
+    Rule(16, rx(rf"(?:\bat|@)\s?(?:about\s|around\s|~\s?)?{num('n')}\s?(?:each|apiece|"
+                rf"a\spiece|(?:per|a|an|/)\s?{GPU_OR_CARD}\b)"), _at_each),
     Rule(50, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?{GPU_OR_CARD}[\s-]?{_HOUR}"),
          consume("gpu_hours")),
     Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|\*|"
@@ -287,8 +346,12 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(52, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach)\s?"
                 r"(?:node|server|machine|host|instance)\b"), consume("gpus_per_node")),
     Rule(53, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?)\b"), consume("nodes")),
-    Rule(54, rx(rf"{num('n')}\s?(?:x\s?|×\s?)?-?\s?{GPU}"
+    Rule(54, rx(rf"{num('n')}(?P<sc>\s?(?:k|thousand)\b)?\s?(?:x\s?|×\s?)?-?\s?"
+                rf"(?:{GPU}|(?:gpu\s)?(?:cards?|chips?)\b)"
                 r"(?![\s-]?(?:hours?|hrs?|h|days?|months?|weeks?|years?)\b)"), _gpus),
+    # "60%" that no rule above claimed: which input it is depends on the calculation (a
+    # follow-up "what about 60%?" after a serving cost is its utilization).
+    Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
                 rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),
@@ -413,6 +476,10 @@ OTHER_TOPIC = rx(
     # "how many GPUs do I need": the calculators size no clusters.
     r"how\smany\s(?!(?:gpu[\s-]?)?hours\b)[a-z0-9-]+(?:\s[a-z0-9-]+)?\s(?:do|does|would|will|"
     r"can|could|should)\s(?:i|we|you|it|they)\s(?:need|want|require|use|get))\b")
+# What else a question may price ("how much is InfiniBand for 16 GPUs?"): the network and
+# its parts, which the lessons price, not the GPU-rental calculator.
+NETWORK_GEAR = rx(r"\b(?:infiniband|ib|ethernet|roce(?:v2)?|networks?|networking|fabrics?|nics?|"
+                  r"nvlink|spectrum-?x|optics?|transceivers?|cables?|switch(?:es)?)\b")
 FOLLOWUP = rx(r"^(?:and|what\sif|what\sabout|how\sabout|with|at|for|now|then|instead|same|"
               r"but|ok|okay|so|try)\b|\b(?:instead|what\sif|what\sabout|how\sabout)\b")
 # "burns per hour", "hourly burn", "what is that an hour": a rate is asked for, not a total.

@@ -79,3 +79,67 @@ def test_nothing_is_worked_out_before_the_inputs_allow_it(fake_bot):
     answer = fake_bot.ask("How much would 256 GPUs cost?")
     assert answer.kind == "clarify"
     assert "GPU-hours" not in answer.text.split("[1]")[0]
+
+
+# --- the question as it is written (issue 22, section 4) ----------------------------------
+
+def _history(*turns):
+    roles = ("user", "assistant")
+    return [{"role": roles[i % 2], "content": text} for i, text in enumerate(turns)]
+
+
+def test_each_gpu_draws_what_each_says(fake_bot):
+    answer = fake_bot.ask("1,000 GPUs drawing 700 W each at $0.10 per kWh with a PUE of 1.3, "
+                          "for a week: electricity cost?")
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["power_cost"]
+    assert answer.tool_calls[0].args["watts_per_gpu"] == 700
+    assert answer.text.startswith("$15,288 of electricity for 168 h")
+
+
+def test_a_month_of_rental_says_its_hours(fake_bot):
+    answer = fake_bot.ask("64 h100s at 2.49 an hour for a month")
+    assert answer.kind == "calculation"
+    assert answer.text.startswith("$116,332.80 in total (46,720 GPU-hours")
+    assert "A month is taken as 730 hours" in answer.text
+
+
+def test_a_rate_per_gpu_hour_without_a_dollar_sign(fake_bot):
+    answer = fake_bot.ask("64 gpus at 2.49 per gpu hour for 720 hours")
+    assert answer.kind == "calculation"
+    assert answer.tool_calls[0].args == {"gpus": 64, "price_per_gpu_hour": 2.49, "hours": 720.0}
+
+
+def test_a_link_speed_written_400g(fake_bot):
+    answer = fake_bot.ask("all-reduce of 14GB on 16 GPUs with 400G links")
+    assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
+    assert answer.tool_calls[0].args["link_gbps"] == 400
+    assert answer.text.startswith("0.525 s for a ring all-reduce of 14 GB on 16 GPUs")
+
+
+def test_what_if_power_was_12_cents_reruns_the_power_cost(fake_bot):
+    history = _history(
+        "1,000 GPUs drawing 700 W each, PUE 1.3, 8 cents per kWh, for a week. electricity?",
+        "$12,230.40 of electricity for 168 h")
+    answer = fake_bot.ask("what if power was 12 cents?", history=history)
+    assert answer.kind == "calculation"
+    assert [c.name for c in answer.tool_calls] == ["power_cost"]
+    assert answer.tool_calls[0].args["price_per_kwh"] == 0.12
+    assert answer.text.startswith("$18,345.60 of electricity")
+
+
+@pytest.mark.parametrize(("follow_up", "tool", "start"), [
+    ("same but 128 gpus", "gpu_hour_cost", "$232,665.60 in total"),
+    ("and with 20% slowdown?", "training_cost", "$139,599.36 with the slowdown"),
+])
+def test_follow_ups_rerun_the_rental_with_the_changed_input(fake_bot, follow_up, tool, start):
+    history = _history("64 h100s at 2.49 an hour for a month", "$116,332.80 in total")
+    answer = fake_bot.ask(follow_up, history=history)
+    assert [c.name for c in answer.tool_calls] == [tool]
+    assert answer.text.startswith(start)
+
+
+def test_the_price_of_infiniband_is_not_a_gpu_rental(fake_bot):
+    answer = fake_bot.ask("how much is infiniband for 16 gpus")
+    assert answer.kind != "clarify" and not answer.tool_calls
+    assert "price per GPU-hour" not in answer.text

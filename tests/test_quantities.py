@@ -820,3 +820,261 @@ def test_a_question_whose_amounts_no_selected_calculator_reads_is_not_a_calculat
     from assistant.quantities import detect
     assert detect("how much kv cache per token for a llama 3 8b size model") is None
     assert detect("what does a million tokens cost at $2/hr and 1000 tok/s").tool == "serving_cost"
+
+
+# --- the question as it is written (issue 22, section 4) ----------------------------------
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("2.49 an hour", "price", 2.49),                  # a rate per hour needs no "$"
+    ("5.80/gpu-hr", "price", 5.8),
+    ("1.85/gpu/hr", "price", 1.85),
+    ("2.49 per gpu hour", "price", 2.49),
+    ("85 cents an hour", "price", 0.85),              # cents are money
+    ("12 cents per kwh", "price_per_kwh", 0.12),      # through power's price units
+    ("8 cents", "money", 0.08),
+    ("1.5k gpus", "gpus", 1500),                      # a scale on a GPU count
+    ("32 cards", "gpus", 32),
+    ("400G links", "link_gbps", 400.0),               # a link speed written short is bits
+    ("a 100 gbit link", "link_gbps", 100.0),
+    ("800G NICs", "link_gbps", 800.0),
+    ("1.6T ports", "link_gbps", 1600.0),
+    ("utilization 60%", "utilization", 0.6),
+    ("60% utilization", "utilization", 0.6),
+])
+def test_amounts_as_visitors_write_them(text, kind, value):
+    assert [(q.kind, q.value) for q in scan(text)] == [(kind, pytest.approx(value))]
+
+
+def test_a_size_in_gib_is_not_a_link_speed():
+    # "2 GiB" must not become "2 G" + "ib" (an InfiniBand link).
+    assert [q.kind for q in scan("2 GiB")] == ["buffer_gb"]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # "each" / "apiece" bind to the nearest counted thing before the amount.
+    ("1,000 GPUs drawing 700 W each", "watts_per_gpu"),
+    ("64 gpus at 1000W apiece", "watts_per_gpu"),
+    ("32 servers at 10 kW each", "watts_per_server"),
+    ("8 racks drawing 120 kW each", "watts_per_server"),
+    # "per card" / "a GPU" say it outright; "<count> cards at" is per card.
+    ("700 W per card", "watts_per_gpu"),
+    ("700 W a GPU", "watts_per_gpu"),
+    ("500 h100 pcie cards at 350W", "watts_per_gpu"),
+    # Nothing says whose: still refused by name, not guessed.
+    ("256 GPUs drawing 180 kW", "watts"),
+])
+def test_each_binds_to_the_nearest_counted_thing(text, kind):
+    assert [q.kind for q in scan(text) if q.kind.startswith("watts")] == [kind]
+
+
+def test_tokens_per_second_each_is_per_gpu():
+    req = detect("serving cost on 8 gpus at $2/gpu-hour doing 400 tokens/s each")
+    assert req.tool == "serving_cost" and req.args["tokens_per_second"] == 3200
+    assert any("per GPU" in n for n in req.notes)
+
+
+def test_a_bare_price_apiece_is_a_price_per_gpu():
+    req = detect("4 gpus @ 2.2 apiece, 4.8k tok/s total, fully busy. cost per 1m tokens")
+    assert req.tool == "serving_cost"
+    assert req.args == {"price_per_gpu_hour": 2.2, "tokens_per_second": 4800.0, "gpus": 4}
+    assert run(req).result.cost_per_million_tokens == pytest.approx(0.509259, rel=1e-5)
+
+
+@pytest.mark.parametrize(("question", "tool", "args"), [
+    ("64 h100s at 2.49 an hour for a month", "gpu_hour_cost",
+     {"gpus": 64, "price_per_gpu_hour": 2.49, "hours": HOURS_PER_MONTH}),
+    ("64 gpus at 2.49 per gpu hour for 720 hours", "gpu_hour_cost",
+     {"gpus": 64, "price_per_gpu_hour": 2.49, "hours": 720.0}),
+    ("how much for 16 gpus at 2.5 an hour for 10 days", "gpu_hour_cost",
+     {"gpus": 16, "price_per_gpu_hour": 2.5, "hours": 240.0}),
+    ("i need 32 cards for 36 hrs, price is 1.85/gpu/hr. total??", "gpu_hour_cost",
+     {"gpus": 32, "price_per_gpu_hour": 1.85, "hours": 36.0}),
+    ("1.5k gpus for 2 weeks at $2.20/gpu-hr with a 12% slowdown", "training_cost",
+     {"gpus": 1500, "price_per_gpu_hour": 2.2, "hours": 336.0, "slowdown_pct": 12.0}),
+    ("1,000 gpus drawing 700 w each, pue 1.3, 12 cents per kwh, for a week. electricity cost?",
+     "power_cost", {"gpus": 1000, "watts_per_gpu": 700.0, "pue": 1.3, "price_per_kwh": 0.12,
+                    "hours": 168.0}),
+    ("all-reduce of 14GB on 16 GPUs with 400G links", "allreduce_time",
+     {"buffer_gb": 14.0, "gpus": 16, "link_gbps": 400.0}),
+    ("2 gpus doing a 4GB allreduce over a 100 gbit link", "allreduce_time",
+     {"buffer_gb": 4.0, "gpus": 2, "link_gbps": 100.0}),
+    ("cheap l4 card at 85 cents an hour gets ~400 tokens/s, utilization 80%, cost per mil "
+     "tokens", "serving_cost",
+     {"price_per_gpu_hour": 0.85, "tokens_per_second": 400.0, "utilization": 0.8}),
+])
+def test_questions_as_written(question, tool, args):
+    req = detect(question)
+    assert req is not None and req.tool == tool
+    assert req.args == args and req.missing == [] and req.error is None
+    assert run(req).result is not None
+
+
+def test_a_month_is_said_in_the_working():
+    req = detect("64 h100s at 2.49 an hour for a month")
+    assert run(req).result.total_cost == pytest.approx(64 * 2.49 * 730)
+    assert "A month is taken as 730 hours (365 days × 24 h ÷ 12)." in req.notes
+
+
+def test_a_short_link_speed_is_said_in_the_working():
+    req = detect("all-reduce of 14GB on 16 GPUs with 400G links")
+    assert "400g is read as a link speed of 400 Gb/s per GPU." in req.notes
+
+
+@pytest.mark.parametrize("question", [
+    "how much is infiniband for 16 gpus",
+    "what does the network cost for 256 gpus",
+    "how much are the switches for 1024 H100s",
+])
+def test_the_price_of_the_network_is_not_gpu_rental(question):
+    assert detect(question) is None
+    assert detect(question, detect(BASE)) is None
+
+
+def test_gpu_rental_with_a_network_word_and_a_price_is_still_rental():
+    req = detect("what do 16 gpus on infiniband cost for 100 hours at $2/gpu-hour")
+    assert req.tool == "gpu_hour_cost" and req.missing == []
+
+
+POWER = ("1,000 gpus drawing 700 w each, pue 1.3, 12 cents per kwh, for a week. "
+         "electricity cost?")
+
+
+@pytest.mark.parametrize(("follow_up", "changed"), [
+    ("what if power was 8 cents?", {"price_per_kwh": 0.08}),
+    ("and at $0.08?", {"price_per_kwh": 0.08}),
+    ("same but 128 gpus", {"gpus": 128}),
+    ("what if pue was 1.1?", {"pue": 1.1}),
+])
+def test_power_follow_ups_change_one_input(follow_up, changed):
+    previous = detect(POWER)
+    req = detect(follow_up, previous)
+    assert req.tool == "power_cost"
+    assert req.args == {**previous.args, **changed}
+
+
+def test_a_bare_price_in_a_follow_up_is_the_previous_calculators_price():
+    previous = detect("64 h100s at 2.49 an hour for a month")
+    for text in ("what if it was $3?", "what about 1.99 an hour?"):
+        req = detect(text, previous)
+        assert req.tool == "gpu_hour_cost" and req.missing == []
+        assert req.args["gpus"] == 64 and req.args["hours"] == HOURS_PER_MONTH
+    assert detect("same but 128 gpus", previous).args["gpus"] == 128
+    req = detect("and with 20% slowdown?", previous)
+    assert req.tool == "training_cost" and req.args["slowdown_pct"] == 20
+
+
+QUOTES = ("512 gpu job. cluster A is 5.80/gpu-hr but the job takes 150 hours, cluster B is "
+          "6.40 and takes 120 hrs. which one wins?")
+
+
+def test_a_bare_number_after_a_quotes_name_is_its_price():
+    req = detect(QUOTES)
+    assert req.tool == "compare_cluster_quotes"
+    assert req.args == {"gpus": 512, "quotes": [
+        {"name": "A", "price_per_gpu_hour": 5.8, "hours": 150.0},
+        {"name": "B", "price_per_gpu_hour": 6.4, "hours": 120.0}]}
+
+
+def test_a_price_per_gpu_beside_hourly_quotes_is_per_gpu_hour():
+    req = detect("quote 1: 64 gpus at $3/hr each for 300 hrs; quote 2: 128 gpus at $3.20 per "
+                 "gpu for 140 hrs. cheaper one?")
+    assert [(q["price_per_gpu_hour"], q["gpus"]) for q in req.args["quotes"]] == [
+        (3.0, 64), (3.2, 128)]
+    assert run(req).result.difference == pytest.approx(256)
+
+
+@pytest.mark.parametrize(("follow_up", "quote", "changed"), [
+    ("same but B's job takes 140 hours", 1, {"hours": 140.0}),
+    ("same but cluster A takes 100 hours", 0, {"hours": 100.0}),
+    ("what if quote B was $6?", 1, {"price_per_gpu_hour": 6.0}),
+])
+def test_a_follow_up_changes_the_quote_it_names(follow_up, quote, changed):
+    previous = detect(QUOTES)
+    req = detect(follow_up, previous)
+    assert req.tool == "compare_cluster_quotes"
+    expected = [dict(q) for q in previous.args["quotes"]]
+    expected[quote].update(changed)
+    assert req.args == {"gpus": 512, "quotes": expected}
+
+
+# --- one amount parser for the chat and the calculator pages ------------------------------
+
+@pytest.mark.parametrize(("text", "name", "kind", "value"), [
+    ("256", "gpus", "whole", 256), ("1,024", "gpus", "whole", 1024),
+    ("1.5k", "gpus", "whole", 1500), ("1 000", "gpus", "whole", 1000),
+    ("$7", "price_per_gpu_hour", "number", 7.0),
+    ("$7/GPU-hour", "price_per_gpu_hour", "number", 7.0),
+    ("2.49 an hour", "price_per_gpu_hour", "number", 2.49),
+    ("12 cents", "price_per_kwh", "number", 0.12),
+    ("$0.12/kWh", "price_per_kwh", "number", 0.12),
+    ("2 weeks", "hours", "number", 336.0), ("a month", "hours", "number", HOURS_PER_MONTH),
+    ("40%", "mfu", "fraction", 0.4), ("0.4", "mfu", "fraction", 0.4),
+    ("60 percent", "utilization", "fraction", 0.6),
+    ("utilization 60%", "utilization", "fraction", 0.6),
+    ("20%", "slowdown_pct", "number", 20.0),
+    ("700 W", "watts_per_gpu", "number", 700.0), ("10.2 kW", "watts_per_server", "number", 10200),
+    ("400 Gb/s", "link_gbps", "number", 400.0), ("14GB", "buffer_gb", "number", 14.0),
+    ("7B", "parameters", "number", 7e9), ("-5", "gpus", "whole", -5),
+    ("about 256", "gpus", "whole", 256),
+])
+def test_one_amount_parser(text, name, kind, value):
+    assert quantities.amount(text, name, kind) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("abc", "gpus"), ("$7", "gpus"), ("2 weeks", "gpus"), ("256 gpus for 2 weeks", "gpus"),
+    ("$7/GPU-hour", "price_per_kwh"), ("2.5e", "hours"), ("", "hours"),
+])
+def test_one_amount_parser_refuses_what_is_not_the_input(text, name):
+    with pytest.raises(ValueError):
+        quantities.amount(text, name)
+
+
+def test_a_reply_with_a_unit_answers_the_question_just_asked():
+    req = detect("What do 256 GPUs cost at $7/GPU-hour?")
+    assert req.missing == ["hours"]
+    assert detect("2 weeks", req).args["hours"] == 336
+    previous = detect("What is the cost per million tokens at $2/hr and 1,000 tokens/s?")
+    asked = CalcRequest("serving_cost", previous.args, ["utilization"])
+    assert detect("60%", asked).args["utilization"] == 0.6
+
+
+def test_a_bare_percentage_in_a_follow_up_is_the_previous_calculations_percentage():
+    serving = detect("serving cost at $1.90/gpu-hr, 2500 tokens/sec, 40% util")
+    assert detect("what about 60%?", serving).args["utilization"] == 0.6
+    training = detect("cost to train 7b params on 1t tokens, 989 tflops, 40% mfu, $7/gpu-hr?")
+    assert detect("and at 30%?", training).args["mfu"] == 0.3  # the one given before
+    slowed = detect("and with a 30% slowdown?", detect(BASE))
+    assert detect("what about 20%?", slowed).args["slowdown_pct"] == 20
+    # A rental has no percentage to change: not a calculation.
+    assert detect("what about 60%?", detect(BASE)) is None
+
+
+@pytest.mark.parametrize(("text", "price"), [
+    ("at 3 an hour", 3.0), ("price is 2 per hour", 2.0), ("3/gpu-hr", 3.0),
+    ("restarts happen 3 per hour", None),  # a count per hour, not a price
+])
+def test_a_bare_number_per_hour_is_a_price_only_when_written_like_one(text, price):
+    assert [q.value for q in scan(text) if q.kind == "price"] == ([price] if price else [])
+
+
+def test_a_short_link_speed_answers_a_follow_up_and_a_field():
+    previous = detect("ring allreduce of 10GB on 16 gpus with 400G links, how long?")
+    assert detect("what about 800G?", previous).args == {"buffer_gb": 10.0, "gpus": 16,
+                                                         "link_gbps": 800.0}
+    assert quantities.amount("400G", "link_gbps") == 400
+    # Without a calculation before it, an optic's speed is a question for the lessons.
+    assert detect("and for 800g?") is None and detect("how much is a 400G optic?") is None
+
+
+@pytest.mark.parametrize(("question", "buffer_gb"), [
+    ("7b model, bf16 grads, 64 gpus flat ring allreduce. how long at 400g", 14.0),
+    ("all-reduce of a 70B model in fp32 on 8 gpus at 400 Gb/s", 280.0),
+    ("float32 allreduce of 1B params on 8 gpus at 400 Gb/s", 4.0),
+    # A size written out wins over the one worked out from the model.
+    ("all reduce 140 GB of gradients (70b in bf16) over 256 gpus w/ 400gbps ib", 140.0),
+])
+def test_the_gradient_buffer_from_model_size_and_precision(question, buffer_gb):
+    req = detect(question)
+    assert req.tool == "allreduce_time" and req.missing == []
+    assert req.args["buffer_gb"] == pytest.approx(buffer_gb)

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from assistant import calculators as calc
 from assistant import quantities
+from assistant.calculators._base import number_kind
 from assistant.corpus import chunk_page, load_corpus
 from assistant.site import CalculatorForm, Site, build_site, calculator_slug, mount_site
 from assistant.site.export import MANIFEST
@@ -495,3 +496,21 @@ def test_site_package_data_is_listed_for_setuptools():
     assets = Path(__file__).resolve().parent.parent / "assistant" / "site" / "assets"
     assert {p.name for p in assets.iterdir()} >= {"site.css", "site.js", "widget-bridge.js",
                                                    "favicon.svg"}
+
+
+@pytest.mark.parametrize(("name", "key", "text", "value"), [
+    ("gpu_hour_cost", "gpus", "1.5k", 1500),
+    ("gpu_hour_cost", "hours", "2 weeks", 336.0),
+    ("gpu_hour_cost", "price_per_gpu_hour", "2.49 an hour", 2.49),
+    ("power_cost", "price_per_kwh", "12 cents", 0.12),
+    ("power_cost", "watts_per_gpu", "700 W", 700.0),
+    ("serving_cost", "utilization", "60%", 0.6),
+    ("serving_cost", "utilization", "utilization 60%", 0.6),
+    ("allreduce_time", "link_gbps", "400 Gb/s", 400.0),
+])
+def test_form_fields_read_amounts_with_the_chats_parser(name, key, text, value):
+    spec = calc.REGISTRY[name]
+    outcome = CalculatorForm(spec).submit({**_example_form(spec), key: text})
+    assert outcome.ok, outcome.errors
+    assert outcome.args[key] == pytest.approx(value)
+    assert quantities.amount(text, key, number_kind(spec.inputs, key)) == outcome.args[key]

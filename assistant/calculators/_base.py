@@ -341,6 +341,32 @@ class Calculator:
         name = self.kinds.get(kind) or CORE_INPUTS.get(kind) or kind
         return name if name in self.inputs.model_fields else None
 
+    @property
+    def money_kind(self) -> str | None:
+        """The kind of amount its one price is read as ("price", "price_per_kwh"), if any."""
+        for kind, _ in self.price_units.values():
+            return kind
+        return "price" if self.input_of("price") else None
+
+    def percent_input(self, given: Mapping[str, Any]) -> str | None:
+        """The input a bare "60%" of a follow-up changes: its only percentage input, or the
+        only one of them given before; None when that is ambiguous."""
+        names = [n for n in self.input_names if number_kind(self.inputs, n) == "fraction"
+                 or _meta(self.inputs, n)[1]["unit"] == "%"]
+        if len(names) == 1:
+            return names[0]
+        named = [n for n in names if n in given]
+        return named[0] if len(named) == 1 else None
+
+    def changes(self, w: Wording, previous: Mapping[str, Any] | None = None) -> bool:
+        """Whether the amounts of a follow-up change one of its inputs (`previous` ones)."""
+        return any(self.input_of(x.kind) for x in w.found)
+
+    def carry(self, previous: Mapping[str, Any], args: Mapping[str, Any], w: Wording
+              ) -> dict[str, Any]:
+        """The inputs of a follow-up: the previous ones it takes, changed by the new ones."""
+        return {**{k: v for k, v in previous.items() if k in self.input_names}, **args}
+
     def reads(self, kind: str) -> bool:
         """Whether an amount of this kind is something this calculator calculates from."""
         return self.input_of(kind) is not None

@@ -33,6 +33,7 @@ from assistant.calculators._base import (
     Unit,
     check,
     finite_result,
+    format_count,
 )
 from assistant.wording import (
     MONEY_KINDS,
@@ -139,7 +140,8 @@ def _working(r: dict[str, Any], n: int) -> list[str]:
                      "large-buffer estimate.")
     lines += [
         f"Total: {format_seconds(r['transfer_seconds'])} + "
-        f"{format_seconds(r['latency_seconds'])} = {format_seconds(r['total_seconds'])}",
+        f"{format_seconds(r['latency_seconds'])} = {format_seconds(r['total_seconds'])}"
+        + (f" ({r['total_seconds']:.3g} s)" if 0 < r["total_seconds"] < 0.1 else ""),
         f"Algorithm bandwidth (algbw): {format_size(r['buffer_gb'])} ÷ "
         f"{format_seconds(r['total_seconds'])} = {_rate(r['algbw_gb_per_s'])}",
         f"Bus bandwidth (busbw): {_rate(r['algbw_gb_per_s'])} × {r['ring_factor']:.4g} = "
@@ -196,6 +198,14 @@ _BANDWIDTH = rx(
     rf"{num('n')}\s?(?P<u>(?P<p>[gt])(?:b/s|bps|bit/s|bits/s)|"
     r"(?P<w>giga|tera)(?P<k>bits?|bytes?)\s?(?:per\s|/\s?)s(?:ec(?:ond)?)?\b)"
     r"(?=[^a-z0-9]|$)")
+# "400G links", "a 100 gbit link", "800G NICs", "what about 800G?": a link speed written
+# short is in bits.
+_LINK_WORD = (r"(?:(?:ib|infiniband|ethernet|eth|roce|rdma|ndr|xdr|hdr)\s)?(?:links?|nics?|ports?|"
+              r"adapters?|networks?|networking|fabric|hcas?|connections?|interconnect|cards?|"
+              r"uplinks?|ib|infiniband|ethernet|roce)\b")
+_SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?(?={_LINK_WORD}|"
+                 r"[?.!]?$)|"
+                 r"(?P<p2>[gt])bits?\b)")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
            r"\b(?!\s?/|ps)")
 _LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usec|microseconds?|ms|msec|milliseconds?|ns|"
@@ -216,6 +226,14 @@ def _bandwidth(m: re.Match[str], src: Source) -> list[Quantity]:
     if is_bytes:
         value = scaled(value, BITS_PER_BYTE)
     return q("link_gbps", value, m, src, unit=written)
+
+
+def _short_link(m: re.Match[str], src: Source) -> list[Quantity]:
+    prefix = m.group("p") or m.group("p2")
+    value = scaled(to_float(m.group("n")), 1000.0 if prefix == "t" else 1.0)
+    written = src.original[m.start():m.end()].strip()
+    return [Quantity("link_gbps", value, m.start(), m.start() + len(written), written.lower(),
+                     unit=f"{prefix.upper()}b/s")]
 
 
 def _size(m: re.Match[str], src: Source) -> list[Quantity]:
@@ -239,6 +257,9 @@ def _latency(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("latency_us", scaled(to_float(m.group("n")), factor), m, src, unit=unit)
 
 
+_DTYPE = rx(r"\b(?:bf16|fp16|fp32|fp8|float16|float32)\b")
+_DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "float16": 2.0, "fp32": 4.0, "float32": 4.0,
+                "fp8": 1.0}
 _ALLREDUCE = rx(r"\ball[\s-]?reduces?\b|\ballreduc(?:e|es|ing)\b|\ball[\s-]reducing\b")
 _OWN_KINDS = frozenset({"buffer_gb", "link_gbps", "latency_us"})
 _TIME_WORDS = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|times|takes?|taking|took|duration|"
@@ -257,15 +278,29 @@ class _AllreduceTime(Calculator):
         # "How long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s?" needs no money
         # word; without a bandwidth, or without asking for a time ("is 400 Gb/s enough for
         # an all-reduce?"), it is a question for the lesson, not a calculation.
-        return (self.selects(w) and "link_gbps" in w.kinds()
-                and bool(_TIME_WORDS.search(w.lower)))
+        # A question that gives every input ("2 gpus doing a 4GB allreduce over a 100 gbit
+        # link") asks for the figure too.
+        kinds = w.kinds()
+        sized = "buffer_gb" in kinds or ("parameters" in kinds and bool(_DTYPE.search(w.lower)))
+        every = sized and {"gpus", "link_gbps"} <= kinds
+        return (self.selects(w) and "link_gbps" in kinds
+                and (every or bool(_TIME_WORDS.search(w.lower))))
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
+        params, dtype = w.first({"parameters"}), _DTYPE.search(w.lower)
+        if "buffer_gb" not in args and params is not None and dtype is not None:
+            # "a 7B model, bf16 grads": the gradients are parameters × bytes per value.
+            width = _DTYPE_BYTES[dtype.group(0)]
+            args["buffer_gb"] = params.value * width / 1e9
+            notes.append(f"Gradients: {format_count(params.value)} parameters × {width:g} bytes "
+                         f"({dtype.group(0)}) = {format_size(args['buffer_gb'])}")
         link = w.first({"link_gbps"})
         if link is not None and link.unit in ("gb/s", "tb/s"):
             notes.append(f"{link.text} is read as gigabits per second (Gb/s); write GB/s for "
                          f"gigabytes per second.")
+        elif link is not None and link.unit in ("Gb/s", "Tb/s") and "/" not in link.text:
+            notes.append(f"{link.text} is read as a link speed of {link.value:,g} Gb/s per GPU.")
         return args, notes
 
 
@@ -291,7 +326,8 @@ CALCULATOR = _AllreduceTime(
                              "{v:,g} µs per step"),
     },
     required=("buffer_gb", "gpus", "link_gbps"),
-    rules=(Rule(24, _BANDWIDTH, _bandwidth), Rule(25, _SIZE, _size),
+    rules=(Rule(23, _SHORT_LINK, _short_link), Rule(24, _BANDWIDTH, _bandwidth),
+           Rule(25, _SIZE, _size),
            Rule(26, _LATENCY, _latency)),
     words=_ALLREDUCE,
     priority=50,

@@ -41,10 +41,12 @@ from assistant.wording import (
     CONNECT,
     GPU,
     GPU_OR_CARD,
+    SERVER,
     Quantity,
     Rule,
     Source,
     Wording,
+    bound_to,
     consume,
     count,
     num,
@@ -228,7 +230,7 @@ def power_cost(gpus: int | None = None, watts_per_gpu: float | None = None,
 # "$0.12 per kWh" (claimed through price_units), "12 cents per kWh"
 # ---------------------------------------------------------------------------------------
 
-_SERVER = r"(?:nodes?|servers?|machines?|hosts?|boxes|box|racks?|systems?|dgx|hgx|chassis)"
+_SERVER = SERVER
 _WATTS = rx(
     rf"{num('n')}\s?(?P<sc>kilo|mega|k|m)?(?P<u>watts?|w)\b(?!/)"
     rf"(?:\s?(?:per|/|a|an|each|for\s(?:each|every|one|a))\s?(?:(?P<gpu>{GPU_OR_CARD})|"
@@ -239,7 +241,7 @@ _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # 10.2 kW", "NVL72 rack at 120 kW": the power of each server.
 _SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?\s(?:at|@|rated\sat|draws?|drawing|uses?|"
                     rf"using|of|with|each\sat)\s{_EASE}$")
-_GPU_BEFORE = rx(rf"(?:{GPU}\s(?:at|@|rated\sat)|(?:each|every|per|one|a|an|the)\s"
+_GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one|a|an|the)\s"
                  rf"{GPU_OR_CARD}\s(?:draws?|uses?|consumes?|is\srated\sat|runs?\sat|at|of))"
                  rf"\s{_EASE}$")
 
@@ -253,20 +255,17 @@ def _watts_amount(m: re.Match[str], src: Source) -> list[Quantity]:
     elif m.group("gpu") or m.group("gpu2") or _GPU_BEFORE.search(before):
         kind = "watts_per_gpu"
     else:
-        kind = "watts"  # whose power is not said: refused by name, not guessed
+        # "1,000 GPUs drawing 700 W each": each of the nearest counted thing. Else whose
+        # power it is was not said: refused by name, not guessed.
+        per = bound_to(src, m.start(), m.end())
+        kind = {"gpu": "watts_per_gpu", "node": "watts_per_server"}.get(per or "", "watts")
     return q(kind, value, m, src)
-
-
-def _cents_per_kwh(m: re.Match[str], src: Source) -> list[Quantity]:
-    return q("price_per_kwh", scaled(to_float(m.group("n")), 0.01), m, src)
 
 
 RULES = (
     Rule(27, _WATTS, _watts_amount),
     Rule(28, rx(rf"\bpue{CONNECT}{num('n')}"), consume("pue")),
     Rule(28, rx(rf"{num('n')}\s?pue\b"), consume("pue")),
-    Rule(29, rx(rf"{num('n')}\s?(?:cents?|¢)\s?(?:/|per|an?)\s?(?:kwh|kw\s?h|kilowatt[\s-]?"
-                r"hours?)\b"), _cents_per_kwh),
     Rule(29, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach|in\sa)\s?racks?\b"),
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.

@@ -199,11 +199,38 @@ def _markers(lower: str) -> list[re.Match[str]]:
     return kept
 
 
-def _prices(w: Wording, markers: int) -> list[Quantity]:
+# "cluster B is 6.40 and takes 120 hrs": a bare number right after a quote's name, followed
+# by nothing that makes it another amount, is that quote's price.
+_BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
+                 r"(?:about\s|around\s|~\s?)?\$?(?P<n>\d+(?:\.\d+)?)"
+                 r"(?=\s?(?:[,;.)!?]|$|(?:and|but|or|vs|versus|while|whereas|with|which|if|"
+                 r"so|then)\b))")
+# "$3.20 per GPU" beside prices per GPU-hour, in a comparison, is per GPU-hour too.
+_PER_GPU = rx(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$")
+
+
+def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
+                 ) -> list[Quantity]:
+    found = []
+    for i, m in enumerate(markers):
+        end = markers[i + 1].start() if i + 1 < len(markers) else len(w.lower)
+        if any(m.end() <= x.start < end for x in taken):
+            continue
+        hit = _BARE_PRICE.match(w.unread, m.end())
+        if hit is not None:
+            found.append(Quantity("price", float(hit.group("n")), hit.start("n"), hit.end("n"),
+                                  w.lower[hit.start("n"):hit.end("n")]))
+    return found
+
+
+def _prices(w: Wording, markers: list[re.Match[str]]) -> list[Quantity]:
     prices = [x for x in w.found if x.kind in ("price", "at_price")]
-    if len(prices) < 2 and (markers >= 2 or _COMPARE_WORD.search(w.lower)):
+    if len(prices) < 2 and (len(markers) >= 2 or _COMPARE_WORD.search(w.lower)):
         # "$6.50 for 130 h vs $7 for 100 h": bare amounts are prices once quotes are compared.
-        prices = [x for x in w.found if x.kind in ("price", "at_price", "money")]
+        prices = [x for x in w.found if x.kind in ("price", "at_price", "money")
+                  or (x.kind == "money_other" and _PER_GPU.search(x.text))]
+    if len(prices) < len(markers):
+        prices += _bare_prices(w, markers, prices)
     return sorted(prices, key=lambda x: x.start)
 
 
@@ -269,7 +296,7 @@ def _share(kind: str, w: Wording, quotes: list[dict[str, Any]], owner: Any) -> A
 
 def _quote_args(w: Wording) -> dict[str, Any]:
     markers = _markers(w.lower)
-    prices = _prices(w, len(markers))
+    prices = _prices(w, markers)
     gpus = [x for x in w.found if x.kind == "gpus"]
     if len(prices) < 2:
         return {"gpus": count(gpus[0].value)} if gpus else {}
@@ -302,15 +329,70 @@ def _quote_args(w: Wording) -> dict[str, Any]:
     return args
 
 
+_QUOTE_KINDS = {"hours": {"hours"}, "price": {"price", "at_price", "money"}, "gpus": {"gpus"}}
+_MARKER_WORD = (r"(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)")
+
+
+def _named_quote(w: Wording, quotes: Sequence[Mapping[str, Any]]) -> int | None:
+    """The quote a follow-up names ("B's job", "quote 2", "Lambda"), if one."""
+    for i, quote in enumerate(quotes):
+        name = str(quote.get("name") or "")
+        if not name:
+            continue
+        word = re.escape(name.lower())
+        if re.search(rf"\b{_MARKER_WORD}\s{word}\b|\b{word}'s\b", w.lower):
+            return i
+        # A one-letter name counts alone only as a capital that is not the article "A".
+        if len(name) > 1 and re.search(rf"\b{word}\b", w.lower) or (
+                len(name) == 1 and name not in "AI" and re.search(rf"\b{re.escape(name)}\b",
+                                                                  w.original)):
+            return i
+    return None
+
+
 class _CompareQuotes(Calculator):
     def reads(self, kind: str) -> bool:
         return kind in ("price", "at_price", "money", "hours") or super().reads(kind)
 
     def selects(self, w: Wording) -> bool:
-        return len(_prices(w, len(_markers(w.lower)))) >= 2
+        return len(_prices(w, _markers(w.lower))) >= 2
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
-        return _quote_args(w), []
+        notes = [f"{x.text} is read as a price per GPU-hour, like the other quotes."
+                 for x in _prices(w, _markers(w.lower)) if x.kind == "money_other"]
+        return _quote_args(w), notes
+
+    @property
+    def money_kind(self) -> str | None:
+        return "price"
+
+    def changes(self, w: Wording, previous: Mapping[str, Any] | None = None) -> bool:
+        # "same but B's job takes 140 hours": an amount for one quote, named.
+        quotes = (previous or {}).get("quotes") or []
+        return super().changes(w, previous) or (
+            bool(w.kinds() & {"hours", "price", "at_price", "money"})
+            and _named_quote(w, quotes) is not None)
+
+    def carry(self, previous: Mapping[str, Any], args: Mapping[str, Any], w: Wording
+              ) -> dict[str, Any]:
+        merged = super().carry(previous, args, w)
+        quotes = list(previous.get("quotes") or [])
+        target = _named_quote(w, quotes) if len(args.get("quotes") or []) < 2 else None
+        if target is None:
+            return merged
+        changed = dict(quotes[target])
+        for kind, key in (("hours", "hours"), ("price", "price_per_gpu_hour"),
+                          ("gpus", "gpus")):
+            x = w.first(_QUOTE_KINDS[kind])
+            if x is not None:
+                changed[key] = count(x.value) if key == "gpus" else x.value
+        if "gpus" in changed and "gpus" in args:
+            merged.pop("gpus")  # the count was this quote's, not every quote's
+            if "gpus" in previous:
+                merged["gpus"] = previous["gpus"]
+        quotes[target] = changed
+        merged["quotes"] = quotes
+        return merged
 
     def missing(self, args: Mapping[str, Any], w: Wording) -> list[str]:
         quotes = args.get("quotes") or []

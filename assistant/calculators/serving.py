@@ -47,6 +47,7 @@ from assistant.wording import (
     Rule,
     Source,
     Wording,
+    bound_to,
     fraction_handler,
     num,
     q,
@@ -171,7 +172,9 @@ def serving_cost(
 
 def _throughput(m: re.Match[str], src: Source) -> list[Quantity]:
     value = scaled(to_float(m.group("n")), m.group("sc"))
-    return q("tokens_per_second", value, m, src, per_gpu=bool(m.group("pergpu")))
+    # "400 tokens/s each" after "8 GPUs" is per GPU too.
+    per_gpu = bool(m.group("pergpu")) or bound_to(src, m.start(), m.end()) == "gpu"
+    return q("tokens_per_second", value, m, src, per_gpu=per_gpu)
 
 
 def _monthly_tokens(m: re.Match[str], src: Source) -> list[Quantity]:

@@ -3,9 +3,10 @@
 Every calculator in the registry (assistant/calculators) gets a form with no code of its own:
 one labelled text field per number input (its unit, a hint from the field's description and
 the calculator's example as the default), and rows of fields for a list of sub-inputs (the
-quotes of a quote comparison). Submitted text is read as numbers with `float()` (commas, a
-leading "$" and a trailing "%" allowed), checked against the same bounds as the tool schema,
-and the calculator's own function does the arithmetic, so the page and the chat agree.
+quotes of a quote comparison). Submitted text is read by the chat's own amount parser
+(quantities.amount: "$7", "1,000", "1.5k", "40%", "2 weeks", "12 cents"), checked against the
+same bounds as the tool schema, and the calculator's own function does the arithmetic, so the
+page and the chat agree.
 
 Example:
     >>> form = CalculatorForm(REGISTRY["gpu_hour_cost"])
@@ -18,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +27,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 
 from assistant import calculators as calc
+from assistant import quantities
 from assistant.calculators._base import MissingInput, Unit, check, number_kind
 
 #: Extra rows offered below the example's in a list of sub-inputs (a third quote).
@@ -282,19 +283,12 @@ class CalculatorForm:
             return None
         if f.kind == "text":
             return text
-        cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
-        cleaned = re.sub(r"^\$", "", cleaned)
-        percent = cleaned.endswith("%")
-        cleaned = cleaned.rstrip("%")
         try:
-            number = float(cleaned)
+            # The chat's amount parser: "$7", "1.5k", "40%", "2 weeks", "12 cents", "700 W".
+            number = quantities.amount(text, f.name, f.kind)
         except ValueError:
             errors[f.key] = f"{label} must be a number (got {text!r})"
             return None
-        if percent and f.kind == "fraction":
-            number /= 100  # "40%" in a 0-to-1 field means 0.4
-        if f.kind == "whole" and math.isfinite(number) and number.is_integer():
-            number = int(number)
         model = self._model_of(f)
         try:
             return check(model, f.name, number, label=label, key=f.key)
