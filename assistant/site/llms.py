@@ -103,7 +103,8 @@ def _links(site: Site, kind: str, base: str) -> list[str]:
 def llms_txt(site: Site, base: str = "") -> str:
     """Return /llms.txt: title, summary, and every page linked with its summary, by group."""
     parts = [f"# {SITE_NAME}", f"> {TAGLINE}",
-             f"Every page as one Markdown file: {absolute(base, site.url('/' + LLMS_FULL))}"]
+             f"Every page as one Markdown file: "
+             f"[{LLMS_FULL}]({absolute(base, site.url('/' + LLMS_FULL))})"]
     for heading, kind in GROUPS:
         parts.append(f"## {heading}\n\n" + "\n".join(_links(site, kind, base)))
     return "\n\n".join(parts) + "\n"
@@ -111,10 +112,15 @@ def llms_txt(site: Site, base: str = "") -> str:
 
 def llms_full(site: Site, base: str = "") -> str:
     """Return /llms-full.txt: every page and calculator as Markdown, grouped like /llms.txt."""
-    parts = [f"# {SITE_NAME}", f"> {TAGLINE}"]
+    parts = [f"# {SITE_NAME}\n\n> {TAGLINE}"]
     for _, kind in GROUPS:
         if kind == "calculators":
             parts += [calculator_markdown(site, spec, base) for spec in calc.REGISTRY.values()]
         else:
             parts += [page_markdown(site, p, base) for p in site.pages_of(kind)]
     return "\n\n---\n\n".join(p.strip() for p in parts) + "\n"
+
+
+def llms_files(site: Site, base: str = "") -> dict[str, bytes]:
+    """Return /llms.txt and /llms-full.txt by file name, for the static export."""
+    return {LLMS_TXT: llms_txt(site, base).encode(), LLMS_FULL: llms_full(site, base).encode()}
