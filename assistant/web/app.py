@@ -28,13 +28,21 @@ from starlette.routing import Route
 
 from ..handoff import Inbox
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
+from ..overview import health_of
 from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
 from .api import JsonApi
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import Console, export_routes, inbox_routes, staff_routes
+from .console import (
+    Console,
+    export_routes,
+    inbox_routes,
+    overview_routes,
+    page_titles,
+    staff_routes,
+)
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -229,7 +237,10 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         app.include_router(export_routes(services.store, auth, ADMIN))
         app.include_router(inbox_routes(services.store, auth, ADMIN))
         app.include_router(staff_routes(services.store, assistant, auth, ADMIN))
-        admin = Console(services.store, settings, assistant).build()
+        health = health_of(app)
+        app.include_router(overview_routes(services.store, auth, ADMIN,
+                                           page_titles(assistant), health))
+        admin = Console(services.store, settings, assistant, health=health).build()
         gr.mount_gradio_app(app, admin, ADMIN, auth_dependency=auth.request_user,
                             **mount, **page_options(compact=True))
         policies.append(MountPolicy.of(ADMIN, admin))
