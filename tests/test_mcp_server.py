@@ -12,7 +12,7 @@ import anyio
 import httpx
 import pytest
 from conftest import CORPUS, REPO, TEST_DATA
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from test_ui import serve
 
 from assistant import calculators as calc
@@ -105,7 +105,7 @@ def test_http_refuses_an_oversized_request(app_url):
 
     async def body():
         async with Client(base + "/mcp") as client:
-            with pytest.raises(Exception):  # noqa: B017 - the SDK raises its transport error
+            with pytest.raises(MCPError, match="error response"):  # the 413, as the SDK says it
                 await client.call_tool("ask", {"question": "x" * 10_000})
     run(body)
     raw = httpx.post(base + "/mcp", content=b"{" + b" " * 9000 + b"}",
@@ -130,6 +130,27 @@ def test_http_is_held_to_the_question_limits(fake_bot, tmp_path):
     assert second.is_error and second.structured_content["kind"] == "rate_limited"
     assert second.structured_content["retry_after_s"] >= 1
     assert not cost.is_error  # calculators are not questions
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("trusted", "refused"), [("127.0.0.1", [False, False, True]),
+                                                  ("", [False, True, True])])
+def test_http_reads_x_forwarded_for_only_from_a_trusted_proxy(fake_bot, tmp_path, trusted,
+                                                                refused):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    settings = fake_bot.settings.replace(mcp=1, rate_limit_per_minute=1, trusted_proxies=trusted)
+    with serve(create_app(fake_bot, Store(tmp_path / "log.sqlite3"), settings=settings)) as base:
+        async def ask_as(ip):
+            async with httpx2.AsyncClient(headers={"x-forwarded-for": ip}, timeout=60) as http:
+                async with Client(streamable_http_client(base + "/mcp", http_client=http)) as c:
+                    return await c.call_tool("ask", {"question": "what is roce?"})
+
+        results = [run(ask_as, ip) for ip in ("203.0.113.1", "203.0.113.2", "203.0.113.1")]
+    # Behind the trusted proxy each visitor has a limit of their own; otherwise the proxy is
+    # one client, as for /api/ask.
+    assert [r.is_error for r in results] == refused
 
 
 @pytest.mark.integration
