@@ -151,15 +151,21 @@ def outcome_of(row: Mapping[str, Any]) -> str:
     return "answered"
 
 
-def _read(db: Path, since: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
+def _as_dict(cursor: sqlite3.Cursor, row: tuple) -> dict[str, Any]:
+    return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
+
+
+def _read(db: Path, since: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     if not Path(db).exists():
         return [], []
     with closing(sqlite3.connect(f"file:{Path(db).as_posix()}?mode=ro", uri=True)) as conn:
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = _as_dict
         questions = conn.execute(
             "SELECT q.id, q.created, q.session, q.page, q.question, q.kind, q.refused, q.gap, "
             "f.rating FROM questions q LEFT JOIN feedback f ON f.question_id = q.id "
             "WHERE q.created >= ? ORDER BY q.id DESC", (since,)).fetchall()
+        for q in questions:  # once per row: a row is counted in its day and its week
+            q["outcome"] = outcome_of(q)
         handoffs = conn.execute("SELECT created, session FROM handoffs WHERE created >= ?",
                                 (since,)).fetchall()
     return questions, handoffs
@@ -167,7 +173,7 @@ def _read(db: Path, since: str) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
 
 def tally(start: str, questions: list[Any], handoffs: list[Any]) -> Outcomes:
     """Count the outcomes of one period's questions and support requests."""
-    outcomes = Counter(outcome_of(q) for q in questions)
+    outcomes = Counter(q["outcome"] for q in questions)
     ratings = Counter(q["rating"] for q in questions if q["rating"])
     sessions = {q["session"] for q in questions if q["session"] not in NO_CONVERSATION}
     loose = sum(q["session"] in NO_CONVERSATION for q in questions)
@@ -226,18 +232,20 @@ def compute(db: Path | str, now: datetime | None = None, titles: Mapping[str, st
     first = (now - timedelta(days=DAYS * WEEKS - 1)).replace(hour=0, minute=0, second=0,
                                                              microsecond=0)
     questions, handoffs = _read(Path(db), _iso(first))
-    per_day = []
-    for i in range(DAYS * WEEKS):
-        day = (first + timedelta(days=i)).date().isoformat()
-        per_day.append(tally(day, [q for q in questions if q["created"][:10] == day],
-                             [h for h in handoffs if h["created"][:10] == day]))
+    by_day: dict[str, tuple[list[Any], list[Any]]] = {}  # one pass over the rows
+    for q in questions:
+        by_day.setdefault(q["created"][:10], ([], []))[0].append(q)
+    for h in handoffs:
+        by_day.setdefault(h["created"][:10], ([], []))[1].append(h)
+    days = [(first + timedelta(days=i)).date().isoformat() for i in range(DAYS * WEEKS)]
+    per_day = [tally(day, *by_day.get(day, ([], []))) for day in days]
     weeks = []
     for w in range(WEEKS):
-        days = {d.start for d in per_day[w * DAYS:(w + 1) * DAYS]}
-        weeks.append(tally(min(days), [q for q in questions if q["created"][:10] in days],
-                           [h for h in handoffs if h["created"][:10] in days]))
-    this_week = {d.start for d in per_day[-DAYS:]}
-    recent = [q for q in questions if q["created"][:10] in this_week]
+        span = days[w * DAYS:(w + 1) * DAYS]
+        weeks.append(tally(span[0], [q for d in span for q in by_day.get(d, ([], []))[0]],
+                           [h for d in span for h in by_day.get(d, ([], []))[1]]))
+    recent = [q for d in days[-DAYS:] for q in by_day.get(d, ([], []))[0]]
+    recent.sort(key=lambda q: q["id"], reverse=True)  # newest first, as unanswered() expects
     try:
         cache = cache_figures(health() if health else None)
     except Exception:  # a health check that fails must not take the figures down
