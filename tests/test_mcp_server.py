@@ -162,6 +162,7 @@ def test_mcp_is_off_by_default(fake_bot, tmp_path):
 # -- stdio -----------------------------------------------------------------------------------
 
 @pytest.mark.model
+@pytest.mark.integration
 def test_stdio_lists_and_calls_the_tools(built, bot, tmp_path):
     data = tmp_path / "data"  # the test index, with this test's own question log beside it
     data.mkdir()
