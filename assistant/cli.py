@@ -123,6 +123,23 @@ def serve() -> None:
     launch(_assistant())
 
 
+@app.command()
+def mcp() -> None:
+    """Serve the glossary to a local MCP client over stdin/stdout (questions logged as "mcp")."""
+    import contextlib
+
+    import anyio
+
+    from .mcp_server import GlossaryMcp
+    from .store import Store
+
+    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the protocol only
+        assistant = _assistant()
+        settings = assistant.settings
+        store = Store(settings.log_db, settings.max_question_chars)
+    anyio.run(GlossaryMcp(assistant, store).run_stdio)
+
+
 @corpus_app.command("check")
 def corpus_check(path: Annotated[Path | None, typer.Argument(
         help="Corpus folder (default: the setting).")] = None) -> None:

@@ -111,6 +111,9 @@ class Settings:
     queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
                                "Requests waiting at most; beyond it visitors are told to retry.")
     concurrency: int = _setting(4, "ASSISTANT_CONCURRENCY", "Answers computed at once.")
+    mcp: int = _setting(0, "ASSISTANT_MCP",
+                        "1 serves the MCP endpoint at /mcp (tools: ask, search, pages, the "
+                        "calculators); 0 = off, so a public app exposes no new API unasked.")
     server_name: str = _setting("127.0.0.1", "GRADIO_SERVER_NAME", "Address the app listens on.")
     server_port: int = _setting(7860, "GRADIO_SERVER_PORT", "Port the app listens on.")
 
@@ -152,6 +155,8 @@ class Settings:
                 raise SettingsError(f"{name} must be at least 1")
         if self.max_request_bytes < 4096:
             raise SettingsError("max_request_bytes must be at least 4096")
+        if self.mcp not in (0, 1):
+            raise SettingsError("ASSISTANT_MCP must be 0 (off) or 1 (on)")
         for name in ("retention_days", "max_concurrent_per_ip", "login_brake"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")

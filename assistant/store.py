@@ -459,14 +459,14 @@ class Store:
         Only the latest `scan` such questions are grouped.
         """
         rows = self._read(
-            "SELECT q.question, q.kind, q.confidence, q.created, q.refused, q.gap, "
+            "SELECT q.question, q.kind, q.confidence, q.created, q.refused, q.gap, q.page, "
             "COALESCE(f.rating, 0) AS rating FROM questions q "
             "LEFT JOIN feedback f ON f.question_id = q.id "
             "WHERE q.kind != 'message' AND (q.refused = 1 OR q.kind = 'clarify' "
             "OR q.confidence < ? OR q.gap != '' OR f.rating = -1) "
             "ORDER BY q.id DESC LIMIT ?", (threshold, scan))
         gaps = group_gaps([(r["question"], gap_reason(r, threshold), r["confidence"],
-                            r["created"]) for r in rows], similarity)[:limit]
+                            r["created"], r["page"]) for r in rows], similarity)[:limit]
         staff = {normalise(e.question): e.status for e in self.staff_entries()
                  if e.status != "retired"}
         return [dataclasses.replace(g, staff=_staff_status(g, staff)) for g in gaps]
@@ -685,23 +685,25 @@ def normalise(question: str) -> str:
     return " ".join(_WORDS.sub(" ", question.lower()).split())
 
 
-def group_gaps(rows: Iterable[tuple[str, str, float, str]], similarity: int = SIMILAR_WORDING
-               ) -> list[Gap]:
-    """Group (question, kind, confidence, created) rows, newest first, by similar wording."""
+def group_gaps(rows: Iterable[tuple], similarity: int = SIMILAR_WORDING) -> list[Gap]:
+    """Group (question, kind, confidence, created[, page]) rows, newest first, by similar
+    wording; a gap lists the pages its questions were asked on."""
     from rapidfuzz import fuzz, process
 
     keys: list[str] = []
     groups: list[dict[str, Any]] = []
-    for question, kind, confidence, created in rows:
+    for question, kind, confidence, created, *page in rows:
         key = normalise(question)
         match = process.extractOne(key, keys, scorer=fuzz.token_set_ratio,
                                    score_cutoff=similarity) if key and keys else None
         if match is None:
             keys.append(key)
             groups.append({"question": question, "count": 1, "last": created,
-                           "kinds": [kind], "confidence": confidence, "examples": []})
+                           "kinds": [kind], "confidence": confidence, "examples": [],
+                           "pages": [p for p in page if p]})
             continue
         group = groups[match[2]]
+        group["pages"] += [p for p in page if p and p not in group["pages"]]
         group["count"] += 1
         group["confidence"] = max(group["confidence"], confidence)
         if kind not in group["kinds"]:
@@ -711,6 +713,6 @@ def group_gaps(rows: Iterable[tuple[str, str, float, str]], similarity: int = SI
             group["examples"].append(question)
     gaps = [Gap(question=g["question"], count=g["count"], last_asked=g["last"],
                 kinds=", ".join(g["kinds"]), confidence=round(g["confidence"], 3),
-                examples=g["examples"]) for g in groups]
+                examples=g["examples"], pages=", ".join(g["pages"])) for g in groups]
     # Stable sort: equal counts keep the newest-first order of their latest question.
     return sorted(gaps, key=lambda g: -g.count)

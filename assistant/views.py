@@ -45,6 +45,7 @@ class Gap:
     confidence: float  # the best confidence in the group
     examples: list[str] = field(default_factory=list)  # other wordings, most recent first
     staff: str = ""  # the status of a staff answer to it ("draft", "published"), if any
+    pages: str = ""  # the pages the visitors were on ("nvlink, roce"): what "it" was
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ VIEWS: dict[str, View] = {v.name: v for v in (
           ("kind", "90px"), ("confidence", "90px"), ("cited", "12%"), ("total_ms", "80px"),
           ("page", "90px"), ("rating", "60px"))),
     View("gaps", "Gaps", Gap, "gaps",
-         (("count", "70px"), ("question", "30%"), ("examples", "30%"), ("kinds", "110px"),
+         (("count", "70px"), ("question", "28%"), ("pages", "110px"), ("examples", "26%"),
+          ("kinds", "110px"),
           ("confidence", "90px"), ("last_asked", "110px"), ("staff", "90px"))),
     View("feedback", "Feedback", FeedbackRow, "feedback_rows",
          (("created", "110px"), ("rating", "60px"), ("comment", "22%"), ("question", "20%"),

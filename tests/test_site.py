@@ -422,7 +422,7 @@ def test_static_build_writes_the_site_then_rewrites_only_what_changed(tmp_path, 
         "## Example\n", "## Example\n\nA new sentence about RoCE for the test.\n"),
         encoding="utf-8")
     third = build_site(load_corpus(small_corpus), out, ASSISTANT)
-    assert third.written == ["glossary/roce/index.html"]
+    assert third.written == ["glossary/roce/index.html", "llms-full.txt"]
 
     (small_corpus / "glossary" / "nvlink.md").unlink()
     fourth = build_site(load_corpus(small_corpus), out, ASSISTANT)

@@ -308,3 +308,14 @@ def test_the_console_and_the_export_share_one_registry_of_views():
         names = {f.name for f in dataclasses.fields(spec.row_type)}
         assert {column for column, _ in spec.columns} <= names, spec.name
         assert callable(getattr(Store, spec.fetch))
+
+
+def test_a_gap_names_the_pages_its_questions_were_asked_on(store):
+    refused = _answer("Not in the glossary.", kind="refusal", refused=True, subject=None)
+    store.log("is it expensive?", refused, page="infiniband")
+    store.log("Is it expensive?", refused, page="nvlink")
+    store.log("is it expensive", refused, page="nvlink")
+    store.log("is it expensive?", refused)
+    gap = next(g for g in store.gaps() if "expensive" in g.question)
+    assert gap.count == 4 and gap.pages == "nvlink, infiniband"  # what "it" was, newest first
+    assert "pages" in store.iter_csv("gaps").__next__()

@@ -4,7 +4,8 @@ Pages are written as `<path>/index.html` (so `/glossary/nvlink`, the URL citatio
 served by any host that maps a folder to its index.html, `python -m http.server` included),
 with the widget and the calculators' API on the running assistant's URL. A file is written
 only when its bytes changed, and files a previous build wrote that the site no longer has are
-removed (only those: the build keeps a list in `.glossary-site.json`).
+removed (only those: the build keeps a list in `.glossary-site.json`). `llms.txt` and
+`llms-full.txt` (see llms.py) are written beside `index.html`.
 
 Example:
     >>> report = build_site(load_corpus("corpus"), Path("public"), "https://assistant.example")
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from assistant.corpus import Corpus
 
+from .llms import llms_files
 from .pages import Site
 
 MANIFEST = ".glossary-site.json"
@@ -63,7 +65,7 @@ def build_site(corpus: Corpus, out_dir: Path, assistant_url: str, base_path: str
     started = time.perf_counter()
     site = Site(corpus, assistant_url=check_url(assistant_url), static=True,
                 base_path=base_path)
-    files = site.files()
+    files = {**site.files(), **llms_files(site)}  # links site-relative: the host is unknown
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     report = BuildReport(out_dir=out)

@@ -6,6 +6,7 @@ mount at "/" answers every path that no earlier route took.
     /glossary/  /glossary/<slug>  /learn/  /learn/<slug>  /calculators/  /calculators/<name>
     /api/calculators/<name>?<input>=<value>...   (JSON, for the pages' script and static hosts)
     /site-assets/<file>                          (CSS, JS, icon)
+    /llms.txt  /llms-full.txt                    (the site for language models, see llms.py)
     /embed-demo                                  (moved: now the NVLink page, widget included)
 """
 
@@ -15,10 +16,17 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 
 from assistant.corpus import Corpus
 
+from .llms import LLMS_FULL, LLMS_TXT, llms_full, llms_txt
 from .pages import (
     ASSET_FILES,
     ASSETS,
@@ -101,6 +109,12 @@ def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site: 
         return Response(asset_text(name), media_type=_TYPES[name.rsplit(".", 1)[-1]],
                         headers={"cache-control": cache})
 
+    def llms(request: Request) -> Response:
+        # Absolute links: a model reading the file has no page to resolve them against.
+        base = str(request.base_url).rstrip("/")
+        make = llms_txt if request.url.path == "/" + LLMS_TXT else llms_full
+        return PlainTextResponse(make(site, base), headers={"cache-control": "no-cache"})
+
     def embed_demo(request: Request) -> Response:
         return RedirectResponse("/glossary/nvlink", status_code=301)
 
@@ -115,6 +129,8 @@ def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site: 
     route("/calculators/{name}/", calculator, methods=["GET"], include_in_schema=False)
     route("/api/calculators/{name}", calculator_api, methods=["GET"], include_in_schema=False)
     route(f"/{ASSETS}/{{name}}", asset, methods=["GET"], include_in_schema=False)
+    for name in (LLMS_TXT, LLMS_FULL):
+        route(f"/{name}", llms, methods=["GET"], include_in_schema=False)
     route("/embed-demo", embed_demo, methods=["GET"], include_in_schema=False)
     return site
 

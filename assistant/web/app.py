@@ -15,7 +15,7 @@ import logging
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,16 +24,25 @@ import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
+from starlette.routing import Route
 
 from ..handoff import Inbox
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
+from ..overview import health_of
 from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
 from .api import JsonApi
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import Console, export_routes, inbox_routes, staff_routes
+from .console import (
+    Console,
+    export_routes,
+    inbox_routes,
+    overview_routes,
+    page_titles,
+    staff_routes,
+)
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -44,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ADMIN = "/admin"
+MCP = "/mcp"  # the MCP endpoint (streamable HTTP), when ASSISTANT_MCP=1
 #: Routes of the JSON API admitted like questions (rate limit, concurrency cap).
 QUESTION_ROUTES = frozenset({"/api/ask", "/api/handoff"})
 DAY_S = 24 * 3600
@@ -130,8 +140,9 @@ def housekeeping(services: Services) -> None:
         log.info("removed %d stale console exports from temp dirs", removed)
 
 
-def lifespan_for(services: Services):
-    """Return a lifespan that runs the housekeeping at start, daily, and at shutdown."""
+def lifespan_for(services: Services, also: list[Any] | None = None):
+    """Return a lifespan that runs the housekeeping at start, daily, and at shutdown, and
+    runs the context managers in `also` (filled while the app is built) as long as the app."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -143,7 +154,10 @@ def lifespan_for(services: Services):
         await asyncio.to_thread(housekeeping, services)
         task = asyncio.create_task(daily())
         try:
-            yield
+            async with AsyncExitStack() as stack:
+                for manager in also or []:
+                    await stack.enter_async_context(manager())
+                yield
         finally:
             task.cancel()
             remove_stale_exports()
@@ -158,11 +172,14 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     settings = settings or (services.settings if services else assistant.settings)
     services = services or Services.from_settings(settings, store)
     origins = parse_origins(settings.allowed_origins)
+    running: list[Any] = []  # what runs as long as the app (the MCP endpoint's sessions)
     app = FastAPI(title=TITLE, version="1", docs_url=None, redoc_url=None,
-                  openapi_url="/api/openapi.json", lifespan=lifespan_for(services))
+                  openapi_url="/api/openapi.json", lifespan=lifespan_for(services, running))
     api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
     _site_routes(app, assistant)
+    if settings.mcp:
+        running.append(mount_mcp(app, assistant, services, api.limiter))
     policies = _mount_pages(app, assistant, services)
     # With a CORSMiddleware on the parent, Gradio leaves CORS to it: only the listed origins
     # may call the API from a browser (Gradio alone would allow any origin off localhost).
@@ -174,6 +191,18 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
                        settings=settings, router=app.router, questions=QUESTION_ROUTES)
     return app
+
+
+def mount_mcp(app: FastAPI, assistant: Assistant, services: Services, limiter: Any) -> Any:
+    """Add the MCP endpoint at /mcp (a route of the app, so the edge caps its body); return
+    what the lifespan must run."""
+    from ..mcp_server import GlossaryMcp
+
+    glossary = GlossaryMcp(assistant, services.store, services.settings,
+                           admission=services.admission, limiter=limiter)
+    endpoint, manager = glossary.http_endpoint()
+    app.router.routes.append(Route(MCP, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
+    return manager.run
 
 
 def _site_routes(app: FastAPI, assistant: Assistant) -> None:
@@ -208,7 +237,10 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         app.include_router(export_routes(services.store, auth, ADMIN))
         app.include_router(inbox_routes(services.store, auth, ADMIN))
         app.include_router(staff_routes(services.store, assistant, auth, ADMIN))
-        admin = Console(services.store, settings, assistant).build()
+        health = health_of(app)
+        app.include_router(overview_routes(services.store, auth, ADMIN,
+                                           page_titles(assistant), health))
+        admin = Console(services.store, settings, assistant, health=health).build()
         gr.mount_gradio_app(app, admin, ADMIN, auth_dependency=auth.request_user,
                             **mount, **page_options(compact=True))
         policies.append(MountPolicy.of(ADMIN, admin))

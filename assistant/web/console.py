@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
-from .. import staff
+from .. import overview, staff
 from ..handoff import MAX_REPLY
 from ..views import VIEWS, rows_to_table
 from .auth import ConsoleAuth
@@ -82,10 +83,17 @@ def _said(text: str) -> str:
 class Console:
     """The support console page: the latest questions, gaps, feedback and terms."""
 
-    def __init__(self, store: Store, settings: Settings, assistant: Assistant | None = None):
+    def __init__(self, store: Store, settings: Settings, assistant: Assistant | None = None,
+                 health: Callable[[], Any] | None = None):
         self.store = store
         self.settings = settings
         self.assistant = assistant
+        self.health = health  # what /healthz says, for the Overview's cache figures
+
+    def overview_html(self) -> str:
+        """Return the Overview tab's figures as HTML."""
+        return overview.render_html(overview.compute(
+            self.store.path, titles=page_titles(self.assistant), health=self.health))
 
     # -- answering a gap -------------------------------------------------------------------
 
@@ -293,6 +301,10 @@ class Console:
                         self._answer_form()
                     if name == "inbox":
                         changes = self._inbox_form()
+            with gr.Tab("Overview", elem_id="tab-overview"):
+                figures = gr.HTML(elem_id="overview")
+            admin.load(self.overview_html, None, figures, api_visibility="private")
+            refresh.click(self.overview_html, None, figures, api_visibility="private")
             by_name = dict(zip(VIEWS, tables, strict=True))
             if self.assistant is not None:  # a gap or a disliked answer: click to answer it
                 for name in ("gaps", "feedback"):
@@ -326,6 +338,35 @@ def export_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
             media_type="text/csv; charset=utf-8",
             headers={"content-disposition": f'attachment; filename="{name}.csv"',
                      "cache-control": "no-store"})
+
+    return router
+
+
+def page_titles(assistant: Assistant | None) -> dict[str, str]:
+    """Return every page's title by slug ({} without the assistant)."""
+    return {p.slug: p.title for p in assistant.corpus} if assistant is not None else {}
+
+
+def overview_routes(store: Store, auth: ConsoleAuth, prefix: str, titles: dict[str, str],
+                    health: Callable[[], Any] | None = None) -> APIRouter:
+    """Return the signed-in routes of the Overview's figures: JSON, and per day as CSV."""
+    router = APIRouter(prefix=f"{prefix}/api", include_in_schema=False)
+    private = {"cache-control": "no-store"}
+
+    def figures(request: Request) -> overview.Overview:
+        if auth.request_user(request) is None:
+            raise HTTPException(401, "Sign in to the support console first.")
+        return overview.compute(store.path, titles=titles, health=health)
+
+    @router.get("/overview")
+    def as_json(request: Request) -> JSONResponse:
+        return JSONResponse(figures(request).to_json(), headers=private)
+
+    @router.get("/overview.csv")
+    def as_csv(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(figures(request).to_csv(), media_type="text/csv; charset=utf-8",
+                                 headers={**private, "content-disposition":
+                                          'attachment; filename="overview.csv"'})
 
     return router
 
