@@ -228,6 +228,65 @@ _POINTING = re.compile(r"\b(listed|shown|given|set\s+out|summari[sz]ed|tabulated
                        r"\bas\s+follows\b", re.I)
 
 
+#: "in that formula", "such losses", "these drops": a demonstrative whose noun was said in an
+#: earlier sentence. "that" is a demonstrative only after a preposition ("in that formula");
+#: elsewhere it is usually a conjunction or a relative pronoun ("a switch that trusts DSCP").
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:(?P<word>this|these|those|such(?!\s+(?:as|that)\b)(?:\s+an?)?)"
+    r"|(?:in|on|of|for|from|with|by|at|to|into|over|under|after|before|during|about|like|"
+    r"than|per|across|beyond|without)\s+(?P<that>that))"
+    r"\s+(?P<noun>[a-z][\w-]*)", re.I)
+#: Words after "these"/"those" that make it a pronoun whose noun comes in the same sentence
+#: ("those of Ethernet", "those that drop").
+_RELATIVE_AFTER = frozenset({"of", "that", "which", "who", "whose", "with", "in", "on", "at",
+                             "for", "from", "where", "whom"})
+#: "therefore", "thus", "hence", "then" state a consequence of something said before, unless
+#: the sentence gives the premise itself ("because ...", "if ..., then", "..., so ...").
+_CONSEQUENCE = re.compile(r"\b(therefore|thus|hence|consequently|accordingly|then)\b", re.I)
+_PREMISE = re.compile(r"[,;:]|\b(because|since|given|if|when|whenever|once|after|before|"
+                      r"until|first|so|and|or|but|while|where)\b", re.I)
+#: A sentence that only announces the list after it: "UALink compares with NVLink in a few
+#: concrete ways.", "Three factors decide the headroom."
+_COUNTED = (r"(?:a\s+few|several|some|many|various|a\s+number\s+of|two|three|four|five|six|"
+            r"seven|eight|nine|ten)")
+_VAGUE = (r"(?:ways|respects|steps|areas|aspects|points|places|dimensions|regards|things|"
+          r"factors|reasons|parts|stages|kinds|types|categories|differences|questions|rules|"
+          r"options|settings|checks|phases|components|lessons|levers|costs|benefits|problems|"
+          r"issues|mistakes|cases|scenarios|approaches|choices)")
+_LIST_INTRO = re.compile(
+    rf"\b{_COUNTED}\s+(?:[a-z-]+\s+){{0,2}}{_VAGUE}(?:\s+(?:to\s+\w+|matter|apply|"
+    rf"stand\s+out|follow))?\s*[.!]?$"
+    r"|\b(?:the\s+following|like\s+this|like\s+so)\s*[.!]?$", re.I)
+#: "Three factors set the headroom.": a short sentence whose subject is a count of vague things.
+_LIST_SUBJECT = re.compile(rf"^(?:there\s+are\s+)?{_COUNTED}\s+(?:[a-z-]+\s+)?{_VAGUE}\b", re.I)
+
+
+def _said_before(noun: str, text: str) -> bool:
+    """True if a noun, or a word built on it ("marks", "marking"), already occurs in a text."""
+    stem = re.sub(r"(?:es|s)$", "", noun.lower())
+    if len(stem) < 3:
+        return False
+    return re.search(rf"\b{re.escape(stem)}\w*", text, re.I) is not None
+
+
+def _leaning_reference(text: str) -> str | None:
+    """Name a demonstrative or consequence word that leans on an earlier sentence."""
+    for match in _DEMONSTRATIVE.finditer(text):
+        noun = match.group("noun")
+        word = (match.group("word") or match.group("that")).split()[0].lower()
+        if (word in ("these", "those") and noun.lower() in _RELATIVE_AFTER
+                or word == "that" and noun.lower() == "of"):
+            continue  # "those of Ethernet", "that of TCP": the noun is in the sentence
+        if not _said_before(noun, text[:match.start()]):
+            said = f"{word} {noun}" if word != "such" else match.group("word") + f" {noun}"
+            return f"{said!r} points at something said before the sentence"
+    for match in _CONSEQUENCE.finditer(text):
+        before = text[:match.start()]
+        if match.start() and not _PREMISE.search(before):
+            return f"{match.group(0)!r} states a consequence whose premise is not in the sentence"
+    return None
+
+
 def dangling_reason(sentence: str) -> str | None:
     """Say why a sentence cannot be quoted on its own, or return None when it can."""
     text = sentence.strip()
@@ -247,6 +306,11 @@ def dangling_reason(sentence: str) -> str | None:
     pointing = _POINTING.search(text)
     if pointing:
         return f"{pointing.group(0)!r} points at text that is not quoted with it"
+    if _LIST_INTRO.search(text) or (_LIST_SUBJECT.match(text) and len(text.split()) <= 10):
+        return "only announces the list or text that follows it"
+    reference = _leaning_reference(text)
+    if reference:
+        return reference
     inside = _LEANING_INSIDE.search(text)
     # "the same job" is fine when the sentence itself introduced the job earlier.
     if inside and not (inside.group("noun") and

@@ -103,6 +103,30 @@ def test_each_problem_names_file_and_field(tmp_path, page, expected):
     assert any(re.search(expected, p) for p in problems), problems
 
 
+MARKET = ("  - title: Alpha price list\n    publisher: Alpha Inc.\n    year: 2026\n"
+          "    kind: market\n")
+
+
+@pytest.mark.parametrize("figure, sources, expected", [
+    ("An alpha port costs $500 (illustrative).", SOURCES,
+     r"alpha.md: sources: the page gives prices but cites no market source"),
+    ("An alpha port runs at 400 Gb/s.", SOURCES.replace("specification", "paper") .replace(
+        "Alpha Consortium", "ACM SIGCOMM"), r"alpha.md: sources: the page gives hardware figures"),
+    ("An alpha port costs $500 (illustrative).", SOURCES + MARKET.replace("market", "rumour"),
+     r"alpha.md: sources\[1\].kind: must be one of"),
+])
+def test_a_figure_needs_a_source_of_its_kind(tmp_path, figure, sources, expected):
+    page = _page(sources=sources).replace("Alpha is fine here.", figure, 1)
+    problems = _problems(tmp_path, alpha=page)
+    assert any(re.search(expected, p) for p in problems), problems
+
+
+def test_figures_with_matching_sources_pass(tmp_path):
+    page = _page(sources=SOURCES + MARKET).replace(
+        "Alpha is fine here.", "An alpha port runs at 400 Gb/s and costs $500 (illustrative).", 1)
+    assert _problems(tmp_path, alpha=page) == []
+
+
 def test_a_page_nothing_links_to_is_an_orphan(tmp_path):
     problems = _problems(tmp_path, alpha=_page(), beta=_page("beta", aliases="[Beta-1]",
                                                              related="[]"))

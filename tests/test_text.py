@@ -112,3 +112,35 @@ def test_a_sentence_ending_in_instead_leans_on_the_one_before():
     assert not stands_alone("GPUs inside one server communicate over NVLink and PCIe instead.")
     assert not stands_alone("The NIC classifies traffic by DSCP as well.")
     assert stands_alone("GPUs inside one server communicate over NVLink instead of InfiniBand.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The network does not appear as a separate line in that formula, but it decides the hours.",
+    "On a well-built fabric, the 256-GPU training job in this example finishes in 100 hours.",
+    "Effective compute is the useful work a cluster delivers after such losses.",
+    "Monitoring link errors finds such cables before they cost many GPU-hours.",
+    "A drop rate that TCP barely notices can therefore cut RDMA throughput sharply.",
+    "An Ethernet fabric for RDMA is therefore built to avoid drops in the RDMA class.",
+    "Packets of one flow then travel different paths and can arrive out of order.",
+    "UALink compares with NVLink in a few concrete ways.",
+    "Three factors set the PFC headroom of a port.",
+    "ECN and DCQCN need longer than that to react.",
+])
+def test_demonstratives_consequences_and_list_intros_lean_on_their_context(sentence):
+    assert dangling_reason(sentence) is not None
+
+
+@pytest.mark.parametrize("sentence", [
+    "RoCE v2 packets are UDP packets, so a routed fabric classifies them by DSCP.",
+    "Because the receiver advertises credits, an InfiniBand link is therefore lossless.",
+    "If one switch port lacks PFC, then an incast test shows drops on that port.",
+    "Pause frames stop the paused priority, and NICs on that priority wait too.",
+    "ECN marks packets, and DCQCN in the NIC reacts to those marks by slowing the sender.",
+    "Latency on InfiniBand is lower than that of TCP over Ethernet.",
+    "Standards such as IEEE 802.1Qbb define PFC.",
+    "Those who tune RoCE set DSCP 26 for RDMA traffic on NVIDIA switches.".replace(
+        "Those who", "Operators who"),
+    "A 400 Gb/s NIC sends 50 GB/s in each of two directions.",
+])
+def test_references_resolved_inside_the_sentence_pass(sentence):
+    assert dangling_reason(sentence) is None, dangling_reason(sentence)
