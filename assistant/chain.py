@@ -30,7 +30,8 @@ from .compose import (
 )
 from .config import Settings
 from .inputs import Message, clean_history, clean_text
-from .intent import Intent, classify
+from .intent import Intent, Shape, classify, negated
+from .learned import YES_NO_AT, NoLearning
 from .retrieve import MEASURES
 from .text import MARKER
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
     from .corpus import Corpus
     from .index import VectorIndex
-    from .rerank import PageScorer
+    from .learned import Learning
     from .retrieve import Retrieval, Retriever
 
 log = logging.getLogger(__name__)
@@ -122,8 +123,9 @@ class Assistant:
 
             self.llm_answerer = LLMAnswerer(llm, corpus, retriever, all_tools(),
                                             settings.site_url)
-        #: The learned page order (rerank.py); None keeps the retriever's own order.
-        self.reranker: PageScorer | None = None
+        #: The learned parts (learned.py): page order, yes/no questions, answering sentences.
+        #: NoLearning keeps the rules' choices everywhere.
+        self.learning: Learning = NoLearning()
         self._refresh_lock = threading.Lock()
         self._last_check = time.monotonic()
 
@@ -135,9 +137,9 @@ class Assistant:
         bot = cls(settings, corpus, index, retriever,
                   llm if llm is not None else _chat_model(settings))
         if settings.learned_rank and settings.retriever == "hybrid":
-            from .rerank import Reranker
+            from .learned import Learned
 
-            bot.reranker = Reranker.load_or_train(bot)
+            bot.learning = Learned.load_or_train(bot, settings.labelled_files())
         return bot
 
     # -- public API --------------------------------------------------------------------------
@@ -330,10 +332,9 @@ class Assistant:
             query = f"{q.text} ({self.corpus.pages[hint].title})"
         k = max(self.settings.top_k, 5)
         retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
-        if self.reranker is not None:
-            t0 = time.perf_counter()
-            retrieval = self.reranker.rerank(retrieval)
-            retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        retrieval = self.learning.rank_pages(retrieval)
+        retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
         timings.update(retrieval.timings_ms)
         return retrieval
 
@@ -345,11 +346,7 @@ class Assistant:
         if not in_scope or not retrieval.hits:
             answer = compose_refusal(self.corpus, retrieval)
         else:
-            draft = Draft(question=q.text,
-                          shape=classify(q.text, comparing=len(q.compare) >= 2),
-                          retrieval=retrieval, retriever=self.retriever,
-                          corpus=self.corpus, subject=q.subject,
-                          compare=q.compare, site_url=self.settings.site_url)
+            draft = self.draft(q, retrieval)
             comparing = len(q.compare) >= 2 and draft.shape.intent in (
                 Intent.COMPARISON, Intent.YES_NO, Intent.CHOICE)
             answer = compose_comparison(draft) if comparing else compose_answer(draft)
@@ -357,6 +354,18 @@ class Assistant:
                 answer = compose_refusal(self.corpus, retrieval)
         timings["compose"] = (time.perf_counter() - t0) * 1000
         return answer
+
+    def draft(self, q: Question, retrieval: Retrieval) -> Draft:
+        """What the composer knows about a question: its shape (a yes/no question when the
+        learned detector says so, whatever its wording), what was retrieved, its subject."""
+        shape = classify(q.text, comparing=len(q.compare) >= 2)
+        p = self.learning.yes_no(q.text, retrieval.vector)
+        if shape.intent is not Intent.YES_NO and p is not None and p >= YES_NO_AT:
+            shape = Shape(Intent.YES_NO, shape.units, negated=negated(q.text))
+        return Draft(question=q.text, shape=shape, retrieval=retrieval,
+                     retriever=self.retriever, corpus=self.corpus, subject=q.subject,
+                     compare=q.compare, site_url=self.settings.site_url,
+                     learning=self.learning)
 
     # -- pieces -----------------------------------------------------------------------------
 

@@ -47,9 +47,12 @@ class Settings:
                               "Retrieval mode: hybrid (dense + BM25 + term match), dense or bm25.")
     top_k: int = _setting(5, "ASSISTANT_TOP_K", "Pages retrieved per question.")
     learned_rank: int = _setting(1, "ASSISTANT_LEARNED_RANK",
-                                 "1 = order retrieved pages with the model learned from labelled "
-                                 "questions (evals/golden + dev; trained once, cached in the data "
-                                 "dir); 0 = the hand-set hybrid order.")
+                                 "1 = use the parts learned from labelled questions (page order, "
+                                 "yes/no questions, the answering sentence; trained once, cached "
+                                 "in the data dir); 0 = the hand-set rules only.")
+    learn_from: str = _setting("golden,dev", "ASSISTANT_LEARN_FROM",
+                               "Labelled question sets (evals/<name>.jsonl) the learned parts "
+                               "are fitted on; the sealed test split is refused.")
     min_relevance: float = _setting(0.36, "ASSISTANT_MIN_RELEVANCE",
                                     "Cosine similarity of the best passage below which a question "
                                     "without a glossary term counts as out of scope.")
@@ -134,6 +137,13 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+    def labelled_files(self) -> tuple[Path, ...]:
+        """The labelled question files the learned parts are fitted on (never test)."""
+        names = [n.strip() for n in self.learn_from.split(",") if n.strip()]
+        if "test" in names:
+            raise SettingsError("ASSISTANT_LEARN_FROM may not name the sealed test split")
+        return tuple(_REPO / "evals" / f"{n}.jsonl" for n in names)
 
     @property
     def chroma_dir(self) -> Path:

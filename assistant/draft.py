@@ -14,6 +14,7 @@ from .text import stands_alone
 from .words import residual_words, stem, stems_of
 
 if TYPE_CHECKING:
+    from .learned import Learning
     from .retrieve import Retrieval, Retriever
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -46,6 +47,7 @@ class Draft:
     subject: str | None
     compare: list[str] = field(default_factory=list)
     site_url: str = ""
+    learning: Learning | None = None  # the learned parts (learned.py); None = rules only
 
     @cached_property
     def terms(self) -> frozenset[str]:
