@@ -342,7 +342,7 @@ class Assistant:
         """Answer from the retrieved passages, or decline when the question is out of scope."""
         t0 = time.perf_counter()
         in_scope = bool(q.terms or q.subject) or (
-            retrieval.best_similarity >= self.settings.min_relevance)
+            self._own_relevance(q, retrieval) >= self.settings.min_relevance)
         if not in_scope or not retrieval.hits:
             answer = compose_refusal(self.corpus, retrieval)
         else:
@@ -354,6 +354,15 @@ class Assistant:
                 answer = compose_refusal(self.corpus, retrieval)
         timings["compose"] = (time.perf_counter() - t0) * 1000
         return answer
+
+    def _own_relevance(self, q: Question, retrieval: Retrieval) -> float:
+        """How close the corpus comes to the question's own words: a follow-up is searched
+        with the previous subject as a hint, which lends it a subject but never scope
+        ("what's the weather in Paris" after an Ultra Ethernet question is still declined)."""
+        if retrieval.query == q.text:
+            return retrieval.best_similarity
+        vector = self.index.embed_query(q.text)
+        return max((sim for _, sim in self.index.search_vector(vector, k=3)), default=0.0)
 
     def draft(self, q: Question, retrieval: Retrieval) -> Draft:
         """What the composer knows about a question: its shape (a yes/no question when the

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from .intent import Intent, has_unit
-from .polarity import POLAR_OPENING, same_qualifiers
+from .polarity import POLAR_OPENING, qualifiers, same_qualifiers
 from .text import numbers_in
 from .words import stems_of
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MISTAKE = re.compile(r"\bmistake\b", re.I)
+_MONEY = re.compile(r"\$\s?\d")
 _SECTIONS = ("Definition", "Summary", "FAQ", "How it works", "Why it matters")
 #: Words that fit an intent's answer ("because" for why, "choose" for which ...).
 _CUES = {
@@ -47,7 +48,8 @@ SENTENCE_FEATURES = (
     "rarest_shared", "bigrams", "numbers_shared", "question_numbers", "page_first",
     "page_second", "page_later", "subject_page", "lesson", *(f"section_{s}" for s in _SECTIONS),
     "rule_lead", "faq_lead", "faq_sentence", "faq_similarity", "first_in_passage", "has_number",
-    "has_unit", "mistake", "opens_polar", "same_qualifiers", "length", "intent_cue",
+    "has_unit", "mistake", "opens_polar", "same_qualifiers", "qualifiers_shared", "has_money",
+    "length", "intent_cue",
     "definition_asked", "question_terms", "negated",
     *(f"intent_{i.value}" for i in Intent))
 
@@ -104,6 +106,7 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     q_total = sum(idf(w) for w in q_stems) or 1.0
     q_bigrams = _bigrams(question)
     q_numbers = set(numbers_in(question))
+    q_quals = qualifiers(question)
     max_sim = max(c.similarity for c in pool)
     max_score = pool[0].score
     focus = draft.focus
@@ -136,7 +139,9 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
             float(s.position == 0 or s.id.endswith("::s0")), float(bool(numbers)),
             float(has_unit(text, draft.shape.units)) if draft.shape.units else 0.0,
             float(bool(_MISTAKE.search(text))), float(bool(POLAR_OPENING.match(text))),
-            float(same_qualifiers(question, text)), min(len(text.split()), 60) / 60,
+            float(same_qualifiers(question, text)),
+            len(q_quals & qualifiers(text)) / len(q_quals) if q_quals else 0.0,
+            float(bool(_MONEY.search(text))), min(len(text.split()), 60) / 60,
             float(bool(cue.search(text))) if cue else 0.0,
             float(intent is Intent.DEFINITION and s.section == "Definition"), *head])
     return rows

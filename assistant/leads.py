@@ -507,8 +507,11 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                             and len(draft.words) <= 1, asked=draft.question)
         if how == "own" and not _asks_as_much(draft, c.sentence):
             continue  # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?"
-        if how == "affirm" and (not draft.terms or _POINTS_BACK.search(draft.question)):
-            continue  # "does that also hit ...?": part of the claim is in the conversation
+        if how in ("affirm", "mistake") and (not draft.terms
+                                             or _POINTS_BACK.search(draft.question)):
+            # "does that also hit ...?", "is that actually non-blocking?": part of the claim
+            # is in the conversation or the message, not in what a general sentence says
+            continue
         if word is not None:
             return Verdict(word, c.sentence, how)
     return None
