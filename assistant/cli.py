@@ -229,9 +229,10 @@ def eval_report(golden: Annotated[Path | None, typer.Option(help="Golden set.")]
                 ) -> None:
     """Write evals/REPORT.md: hybrid, dense and BM25 on golden; golden, dev and test side by
     side with the gap; every golden and test miss."""
+    from .chain import Assistant
     from .evaluate import DEFAULT_GOLDEN, write_report
 
-    path = write_report(_settings(), golden or DEFAULT_GOLDEN)
+    path = write_report(_settings(), Assistant.from_settings, golden or DEFAULT_GOLDEN)
     typer.echo(f"wrote {path}")
 
 

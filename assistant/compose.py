@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, Citation
 from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page, is_table_row
-from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates
+from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
-from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence, settle
+from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence
 from .polarity import opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
+from .verdict import settle
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -239,6 +240,8 @@ def compose_answer(draft: Draft) -> Answer:
                   note=note, polarity=how)
 
 
+#: Candidates the learned model scores (the pool's best by similarity score).
+LEARNED_POOL = 30
 #: A supporting sentence the learned model scores below this is not quoted.
 LEARNED_FLOOR = 0.1
 
@@ -248,9 +251,7 @@ def _learned_order(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     """The candidates with the learned model's probability, best first ([] without one)."""
     if draft.learning is None or not pool:
         return []
-    from .learned import with_choices
-
-    scored = with_choices(pool, lead, faq)
+    scored = with_choices(pool, lead, faq, LEARNED_POOL)
     probs = draft.learning.rank_sentences(draft, scored, lead, faq)
     if probs is None:
         return []

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEARNED_VERSION = "2"
-#: Candidates per question the sentence model scores (the pool's best by similarity score).
+#: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
 YES_NO_AT = 0.5
@@ -269,7 +269,7 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
     """Feature rows of the candidates of every labelled question with key facts, labelled 1
     when the sentence holds one of them."""
     from .compose import rule_choices
-    from .draft import candidates
+    from .draft import candidates, with_choices
     from .evaluate import nugget_hits
 
     rows: list[list[float]] = []
@@ -283,7 +283,7 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
         draft = assistant.draft(turn.question, turn.retrieval)
         pool = candidates(draft)
         lead, _faq, faq_sentences = rule_choices(draft, pool)
-        pool = with_choices(pool, lead, faq_sentences)
+        pool = with_choices(pool, lead, faq_sentences, POOL)
         sims = {q.chunk_id: s for q, s in assistant.retriever.faq_questions(
             draft.retrieval.vector, limit=60)}
         rows += sentence_features(draft, pool, lead, [s.id for s in faq_sentences], sims,
@@ -291,16 +291,3 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
         labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
     assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)
     return rows, labels
-
-
-def with_choices(pool: list[Candidate], lead: Chunk | None, faq: list[Chunk]
-                 ) -> list[Candidate]:
-    """The pool's best POOL candidates, plus the rule lead and FAQ sentences if outside it."""
-    from .draft import Candidate
-
-    top = pool[:POOL]
-    known = {c.sentence.id: c for c in pool}
-    for chunk in [c for c in (lead, *faq) if c is not None]:
-        if all(c.sentence.id != chunk.id for c in top):
-            top.append(known.get(chunk.id) or Candidate(chunk, 0.0, 0.0))
-    return top

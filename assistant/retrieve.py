@@ -92,6 +92,10 @@ class Retrieval:
         return [h.slug for h in self.hits]
 
 
+#: Texts whose term matches a TermMatcher remembers.
+FIND_CACHE = 4096
+
+
 class TermMatcher:
     """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
 
@@ -115,10 +119,23 @@ class TermMatcher:
         self.vocabulary = vocabulary
         self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
         self._short_keys = [k for k in self.compacts[0] if len(k) == 4]
+        # One question's text is searched several times (its subject, its shape, the FAQ
+        # questions near it), and FAQ questions recur across visitors: remember the answers.
+        self._found: dict[str, tuple[TermMatch, ...]] = {}
+        self._typos: dict[str, str | None] = {}
+
+    def find(self, text: str) -> list[TermMatch]:
+        """Return the terms named in the text, longest first where they overlap, in order."""
+        found = self._found.get(text)
+        if found is None:
+            found = tuple(self._find(text))
+            if len(self._found) >= FIND_CACHE:
+                self._found.clear()  # a crude bound: the cache refills from the next questions
+            self._found[text] = found
+        return list(found)
 
     # Complexity 13: the exact and fuzzy passes share their bookkeeping, so they stay together.
-    def find(self, text: str) -> list[TermMatch]:  # noqa: C901
-        """Return the terms named in the text, longest first where they overlap, in order."""
+    def _find(self, text: str) -> list[TermMatch]:  # noqa: C901
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
         taken: set[int] = set()
         found: list[TermMatch] = []
@@ -163,9 +180,15 @@ class TermMatcher:
         found.sort(key=lambda m: m.start)
         return found
 
-
     def _typo_of(self, word: str) -> str | None:
         """Return the glossary key a misspelt word stands for, if it is one edit away."""
+        if word not in self._typos:
+            if len(self._typos) >= FIND_CACHE:
+                self._typos.clear()
+            self._typos[word] = self._nearest_key(word)
+        return self._typos[word]
+
+    def _nearest_key(self, word: str) -> str | None:
         from rapidfuzz.distance import DamerauLevenshtein
 
         if len(word) < 4:

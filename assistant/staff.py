@@ -134,7 +134,6 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
     Nothing is stored and the assistant's own index is left as it is (see OverlayIndex):
     for checking what a visitor would be told, e.g. by the evaluator's staff items.
     """
-    from .chain import Assistant
     from .index import OverlayIndex
     from .retrieve import Retriever
 
@@ -143,7 +142,10 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
     overlay = OverlayIndex(assistant.index)
     overlay.add_units(staff_units(entry, assistant.corpus.pages[slug]))
     retriever = Retriever(overlay, assistant.corpus, mode=assistant.retriever.mode)
-    return Assistant(assistant.settings, assistant.corpus, overlay, retriever, assistant.llm)
+    copy = type(assistant)(assistant.settings, assistant.corpus, overlay, retriever,
+                           assistant.llm)
+    copy.learning = assistant.learning
+    return copy
 
 
 def sync_after_ingest(store: Store, index, corpus: Corpus) -> list[int]:

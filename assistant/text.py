@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # --- citation markers ----------------------------------------------------------------------
 
@@ -319,7 +320,9 @@ def dangling_reason(sentence: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16384)
 def stands_alone(sentence: str) -> bool:
-    """Return True if a sentence can be quoted out of context."""
+    """Return True if a sentence can be quoted out of context (the corpus's sentences are
+    judged once each: the answer path asks about the same few thousand again and again)."""
     return dangling_reason(sentence) is None
 
