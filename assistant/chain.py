@@ -32,6 +32,7 @@ from .config import Settings
 from .inputs import Message, clean_history, clean_text
 from .intent import Intent, Shape, classify, negated
 from .learned import YES_NO_AT, NoLearning
+from .polarity import qualifiers
 from .retrieve import MEASURES
 from .text import MARKER
 
@@ -54,6 +55,9 @@ _ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|ge
 # "what about the latency?" after RDMA: a measure asked of the previous turn's thing.
 _ABOUT = re.compile(r"^(and|so|ok(ay)?,?)?\s*(what|how)\s+about\b|^and\s+(the|its)\s+\w+\s*\??$",
                     re.I)
+#: "and for 800g?", "what about the B200?", "same for gen6": one attribute, asked again.
+_ATTRIBUTE = re.compile(r"^(and|so|ok(ay)?|but)?,?\s*(what|how)?\s*(about|for|with|on|at|"
+                        r"same\s+for)\s+(the\s+|an?\s+)?(?P<what>[\w./ -]{2,24}?)\s*\??$", re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -234,11 +238,34 @@ class Assistant:
         if calculation is not None and not (self.llm_answerer is not None
                                             and calculation.kind == "calculation"):
             return Turn(calculation, question, None, timings)
-        # 4. Retrieve, then compose an answer from what was found (or decline).
+        # 4. Retrieve, then compose an answer from what was found (or decline). "And for
+        #    800G?" asks the previous question again of the new attribute.
+        if calculation is None:
+            question = self._ask_again(question)
         retrieval = self._retrieve(question, timings)
         if calculation is not None:
             return Turn(calculation, question, retrieval, timings)
         return Turn(self._compose(question, retrieval, timings), question, retrieval, timings)
+
+    def _ask_again(self, q: Question) -> Question:
+        """A short follow-up that changes one attribute ("and for 800g?", "what about B200?")
+        asks the previous question of it: the previous question with that attribute put in
+        place of its own ("how much is a 400g optic" -> "how much is a 800g optic")."""
+        previous = next((m.content for m in reversed(q.history) if m.role == "user"), None)
+        match = _ATTRIBUTE.match(q.text)
+        if previous is None or match is None:
+            return q
+        new = match.group("what").strip()
+        asked = qualifiers(new)
+        if not asked:
+            return q
+        old = [w for w in re.findall(r"[\w./-]+", previous)
+               if qualifiers(w) and _same_kind(next(iter(qualifiers(w))), next(iter(asked)))]
+        text = (previous.replace(old[0], new, 1) if old
+                else f"{previous.rstrip(' ?')} for {new}")
+        again = self._understand(text, q.history, q.page)
+        return Question(text=again.text, history=q.history, page=q.page, terms=again.terms,
+                        subject=again.subject or q.subject, compare=again.compare)
 
     def _understand(self, text: str, history: list[Message], page: str | None) -> Question:
         """Find the terms a question names and resolve its subject and comparison."""
@@ -443,6 +470,18 @@ class Assistant:
                 self.retriever.maybe_refresh()
             except Exception:
                 log.warning("could not check the index for changes", exc_info=True)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """True if two qualifiers are of one kind: two speeds ("400g", "800g"), or two names
+    whose letters agree up to the digits ("h100", "b200"; "gen5", "gen6"; "v1", "v2")."""
+    speed = re.compile(r"^\d+g$")
+    if speed.match(a) or speed.match(b):
+        return bool(speed.match(a) and speed.match(b))
+    letters = re.compile(r"^[a-z]+")
+    la, lb = letters.match(a), letters.match(b)
+    return bool(la and lb) and (la.group(0) == lb.group(0) or len(la.group(0)) == len(
+        lb.group(0)) == 1)
 
 
 def _merge(first: Answer, second: Answer) -> Answer:

@@ -113,8 +113,11 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # A hedged "Yes, but only bluntly" answers the FAQ's own words; one the visitor
             # adds to ("... to its fair share?") may be what the "but" denies.
             hedged = _HEDGED.match(sentences[0].text) and bool(draft.words - words)
-            return FAQMatch(question.slug, index, question.text, sim, sentences,
-                            same_qualifiers(draft.question, question.text) and not hedged)
+            # Its Yes or No stands only for a question asked the same way round ("an NCCL
+            # *equivalent* for AMD" is not "does NCCL run on AMD").
+            alike = (same_qualifiers(draft.question, question.text) and not hedged
+                     and _turns(draft.question) == _turns(question.text))
+            return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
     return None
 
 
