@@ -97,6 +97,11 @@ def test_a_good_page_has_no_problems(tmp_path):
     (_page().replace("Alpha is fine here.",
                                                         "This makes the fabric faster:"),
      r"alpha.md: sentence: cannot stand alone"),
+    (_page().replace("Alpha is fine here.", "Skipping alpha is also a mistake, because it breaks."),
+     r"alpha.md: sentence: cannot stand alone, .*mistake"),
+    (_page(faq=[("What is alpha?", "The main kinds are alpha and beta."),
+                ("Why alpha?", "Alpha exists for tests.")]),
+     r"alpha.md: sentence: cannot stand alone, .*'kinds'"),
 ])
 def test_each_problem_names_file_and_field(tmp_path, page, expected):
     problems = _problems(tmp_path, alpha=page)
