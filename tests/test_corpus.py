@@ -101,7 +101,7 @@ def test_a_good_page_has_no_problems(tmp_path):
      r"alpha.md: sentence: cannot stand alone, .*mistake"),
     (_page(faq=[("What is alpha?", "The main kinds are alpha and beta."),
                 ("Why alpha?", "Alpha exists for tests.")]),
-     r"alpha.md: sentence: cannot stand alone, .*'kinds'"),
+     r"alpha.md: sentence: cannot stand alone, .*kinds'"),
 ])
 def test_each_problem_names_file_and_field(tmp_path, page, expected):
     problems = _problems(tmp_path, alpha=page)
