@@ -235,7 +235,7 @@ _DEMONSTRATIVE = re.compile(
     r"\b(?:(?P<word>this|these|those|such(?!\s+(?:as|that)\b)(?:\s+an?)?)"
     r"|(?:in|on|of|for|from|with|by|at|to|into|over|under|after|before|during|about|like|"
     r"than|per|across|beyond|without)\s+(?P<that>that))"
-    r"\s+(?P<noun>[a-z][\w-]*)", re.I)
+    r"\s+(?:(?:same|very|exact)\s+)?(?P<noun>[a-z][\w-]*)", re.I)
 #: Words after "these"/"those" that make it a pronoun whose noun comes in the same sentence
 #: ("those of Ethernet", "those that drop").
 _RELATIVE_AFTER = frozenset({"of", "that", "which", "who", "whose", "with", "in", "on", "at",

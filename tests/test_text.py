@@ -125,6 +125,7 @@ def test_a_sentence_ending_in_instead_leans_on_the_one_before():
     "UALink compares with NVLink in a few concrete ways.",
     "Three factors set the PFC headroom of a port.",
     "ECN and DCQCN need longer than that to react.",
+    "The NIC writes incoming chunks into that same buffer.",
 ])
 def test_demonstratives_consequences_and_list_intros_lean_on_their_context(sentence):
     assert dangling_reason(sentence) is not None
@@ -141,6 +142,8 @@ def test_demonstratives_consequences_and_list_intros_lean_on_their_context(sente
     "Those who tune RoCE set DSCP 26 for RDMA traffic on NVIDIA switches.".replace(
         "Those who", "Operators who"),
     "A 400 Gb/s NIC sends 50 GB/s in each of two directions.",
+    "Each NIC reads chunks from its own GPU's memory and writes incoming chunks into that same "
+    "GPU's memory.",
 ])
 def test_references_resolved_inside_the_sentence_pass(sentence):
     assert dangling_reason(sentence) is None, dangling_reason(sentence)
