@@ -294,6 +294,9 @@ _APPOSITIVE_ALSO = re.compile(r",\s+also\s+(?:at|with|in|on|for|from|by|under|ov
 _CLAUSE_BEFORE = re.compile(r"[,;:]|\b(?:and|but|or|nor|while|whereas|which|who|whose|that|so|"
                             r"because|since|where|when|whenever|if|although|though|once|"
                             r"unless|until|after|before)\b", re.I)
+#: ", which adds cost on top of the price": a relative clause says nothing about what "also"
+#: adds to.
+_RELATIVE_CLAUSE = re.compile(r",\s+(?:which|where|who)\b[^,;]*", re.I)
 _ADDITION_SAID = re.compile(r"\b(?:in\s+addition\s+to|as\s+well\s+as|besides|beside|"
                             r"on\s+top\s+of|alongside|not\s+only|apart\s+from|other\s+than)\b",
                             re.I)
@@ -319,7 +322,7 @@ def _continues_earlier(text: str) -> str | None:
     body = _ANSWER_OPENER.sub("", text, count=1)
     also = _ALSO.search(body)
     if (also and not _CLAUSE_BEFORE.search(body[:also.start()])
-            and not _ADDITION_SAID.search(body)):
+            and not _ADDITION_SAID.search(_RELATIVE_CLAUSE.sub("", body))):
         return "'also' adds to something said before the sentence"
     too = _TOO.search(body)
     if too and (too.start() == 0 or not _CLAUSE_BEFORE.search(body[:too.start()])):

@@ -174,6 +174,7 @@ def test_references_resolved_inside_the_sentence_pass(sentence):
     "Tuned RDMA Ethernet such as NVIDIA Spectrum-X also carries clusters of 100,000 GPUs.",
     "A RoCE flow headed for an idle server is paused too, which is head-of-line blocking.",
     "Too, the switch marks packets with ECN.",
+    "An NVL72 rack also needs liquid cooling, which adds facility cost on top of the rack price.",
     # a list of kinds whose subject was named before
     "The main kinds are data parallelism, tensor parallelism and pipeline parallelism.",
     "The biggest levers are the bandwidth per GPU, the oversubscription ratio and the topology.",
