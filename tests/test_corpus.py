@@ -97,6 +97,11 @@ def test_a_good_page_has_no_problems(tmp_path):
     (_page().replace("Alpha is fine here.",
                                                         "This makes the fabric faster:"),
      r"alpha.md: sentence: cannot stand alone"),
+    (_page().replace("Alpha is fine here.", "Skipping alpha is also a mistake, because it breaks."),
+     r"alpha.md: sentence: cannot stand alone, .*mistake"),
+    (_page(faq=[("What is alpha?", "The main kinds are alpha and beta."),
+                ("Why alpha?", "Alpha exists for tests.")]),
+     r"alpha.md: sentence: cannot stand alone, .*kinds'"),
 ])
 def test_each_problem_names_file_and_field(tmp_path, page, expected):
     problems = _problems(tmp_path, alpha=page)
@@ -172,3 +177,26 @@ def test_load_corpus_reads_every_page():
     assert len(corpus) >= 53
     assert corpus.get("nvlink").kind == "glossary"
     assert corpus.get("estimating-training-cost").url == "/learn/estimating-training-cost"
+
+
+def _readme_examples():
+    """The (rejected, written to stand alone) pairs of the table in corpus/README.md."""
+    text = (CORPUS / "README.md").read_text(encoding="utf-8")
+    table = text.split("| leans on its context because it...", 1)[1].split("\n\n", 1)[0]
+    pairs = []
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip().strip("|").split(" | ")]
+        quoted = [re.fullmatch(r'"(.*)"', c) for c in cells[1:3]]
+        pairs.append(tuple(m.group(1) if m else None for m in quoted))
+    return pairs
+
+
+def test_the_readme_examples_are_judged_as_the_readme_says():
+    from assistant.text import dangling_reason
+
+    pairs = _readme_examples()
+    assert len(pairs) >= 15
+    for rejected, written in pairs:
+        assert rejected and dangling_reason(rejected), rejected
+        if written and not written.endswith("..."):
+            assert dangling_reason(written) is None, (written, dangling_reason(written))
