@@ -2,7 +2,7 @@
 
 A request is checked here (question within the question cap, an optional email of a sane
 shape, the conversation so far cleaned and clipped), stored in the console's inbox by
-`Store.add_handoff`, and, when `ASSISTANT_HANDOFF_WEBHOOK` is set, POSTed as JSON to that URL
+`HandoffLog.add_handoff` (the log's `handoff_log`), and, when `ASSISTANT_HANDOFF_WEBHOOK` is set, POSTed as JSON to that URL
 from a background thread: the visitor's thank-you never waits for it. The outcome of the POST
 is recorded on the row (`webhook_status`).
 
@@ -27,13 +27,12 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .inputs import Message, clean_history, clean_text
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -167,13 +166,25 @@ class Webhook:
         return f"failed after {self.attempts} attempt{plural}: {reason}"[:300]
 
 
+class RequestLog(Protocol):
+    """Where an Inbox keeps requests: the log (`handoff_log.HandoffLog`, `store.Store`)."""
+
+    def add_handoff(self, request: HandoffRequest, webhook_status: str = "") -> Handoff:
+        """Store a checked request as an open one and return it."""
+        ...
+
+    def set_webhook_status(self, handoff_id: int, status: str) -> None:
+        """Record what the webhook made of a request."""
+        ...
+
+
 class Inbox:
     """Takes visitors' requests: checks them, stores them, and notifies the webhook.
 
     Shared by the chat, the widget and `POST /api/handoff`.
     """
 
-    def __init__(self, store: Store, settings: Settings, webhook: Webhook | None = None):
+    def __init__(self, store: RequestLog, settings: Settings, webhook: Webhook | None = None):
         self.store = store
         self.settings = settings
         self.webhook = webhook or (Webhook(settings.handoff_webhook)

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .corpus import FAQ_SECTION, Chunk, Corpus, Page
 from .index import STAFF_MARK
@@ -23,7 +23,6 @@ from .text import dangling_reason, split_sentences
 if TYPE_CHECKING:
     from .chain import Assistant
     from .retrieve import Retriever
-    from .store import Store
 
 #: Longest question and answer staff may write (a corpus FAQ answer is 1-3 sentences).
 MAX_QUESTION = 300
@@ -53,6 +52,22 @@ class StaffEntry:
     def chunk_id(self) -> str:
         """The id of the entry's FAQ chunk in the index."""
         return f"{self.slug}{STAFF_MARK}{self.id}"
+
+
+class StaffEntries(Protocol):
+    """Where entries are kept: the log (`staff_log.StaffLog`, `store.Store`)."""
+
+    def staff_entry(self, entry_id: int) -> StaffEntry | None:
+        """Return one entry, or None."""
+        ...
+
+    def staff_entries(self, status: str | None = None, limit: int = 1000) -> list[StaffEntry]:
+        """Return entries (of one status if given), newest first."""
+        ...
+
+    def set_staff_status(self, entry_id: int, status: str) -> StaffEntry:
+        """Set an entry's status and return it."""
+        ...
 
 
 def validate(question: str, answer: str, slug: str, corpus: Corpus) -> tuple[str, str, str]:
@@ -102,7 +117,7 @@ def is_staff(unit_id: str) -> bool:
     return STAFF_MARK in unit_id
 
 
-def publish(store: Store, index, retriever: Retriever | None, corpus: Corpus,
+def publish(store: StaffEntries, index, retriever: Retriever | None, corpus: Corpus,
             entry_id: int) -> StaffEntry:
     """Index a stored entry as FAQ units of its page, mark it published, refresh retrieval."""
     entry = store.staff_entry(entry_id)
@@ -116,7 +131,7 @@ def publish(store: Store, index, retriever: Retriever | None, corpus: Corpus,
     return entry
 
 
-def unpublish(store: Store, index, retriever: Retriever | None, entry_id: int) -> StaffEntry:
+def unpublish(store: StaffEntries, index, retriever: Retriever | None, entry_id: int) -> StaffEntry:
     """Remove an entry's units from the index, set it back to draft, refresh retrieval."""
     entry = store.staff_entry(entry_id)
     if entry is None:
@@ -146,7 +161,7 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
     return Assistant(assistant.settings, assistant.corpus, overlay, retriever, assistant.llm)
 
 
-def sync_after_ingest(store: Store, index, corpus: Corpus) -> list[int]:
+def sync_after_ingest(store: StaffEntries, index, corpus: Corpus) -> list[int]:
     """Re-add published entries after an ingest and retire those the corpus FAQ now holds.
 
     Return the ids of the entries retired.

@@ -15,7 +15,7 @@ from assistant.config import Settings
 from assistant.corpus import FAQ
 from assistant.retrieve import Retriever
 from assistant.staff import StaffEntryError
-from assistant.store import Store, gap_reason, off_subject
+from assistant.store import Store
 from assistant.testing import fake_assistant
 
 QUESTION = "How much does an InfiniBand port cost?"
@@ -192,23 +192,6 @@ def test_staff_routes_need_a_console_login(fresh_bot, store):
 def _answer(text="NVLink links GPUs. [1]", subject="nvlink", **kw):
     citations = [Citation(1, "nvlink", "NVLink", "/glossary/nvlink", "Summary")]
     return Answer(text=text, citations=citations, subject=subject, confidence=0.9, **kw)
-
-
-def test_off_subject_first_sentence_is_a_gap():
-    assert off_subject(_answer()) == ""
-    assert off_subject(_answer("Nvlink is a link. [1]")) == ""
-    assert off_subject(_answer("GPUs talk over links. [1] NVLink is one. [1]")) == "off-subject"
-    assert off_subject(_answer("Nothing.", kind="refusal", refused=True)) == ""
-
-
-def test_gap_rules(store):
-    row = {"refused": 0, "kind": "answer", "gap": "", "confidence": 0.9, "rating": 0}
-    assert gap_reason(row) == ""
-    assert gap_reason({**row, "refused": 1}) == "refusal"
-    assert gap_reason({**row, "kind": "clarify"}) == "clarify"
-    assert gap_reason({**row, "gap": "unsettled"}) == "unsettled"
-    assert gap_reason({**row, "confidence": 0.1}) == "low confidence"
-    assert gap_reason({**row, "rating": -1}) == "thumbs-down"
 
 
 def test_gaps_group_dislikes_and_off_subject_answers_and_show_staff_answers(fake_bot, store):
