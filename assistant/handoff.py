@@ -2,9 +2,9 @@
 
 A request is checked here (question within the question cap, an optional email of a sane
 shape, the conversation so far cleaned and clipped), stored in the console's inbox by
-`HandoffLog.add_handoff` (the log's `handoff_log`), and, when `ASSISTANT_HANDOFF_WEBHOOK` is set, POSTed as JSON to that URL
-from a background thread: the visitor's thank-you never waits for it. The outcome of the POST
-is recorded on the row (`webhook_status`).
+`HandoffLog.add_handoff` (in `handoff_log`), and, when `ASSISTANT_HANDOFF_WEBHOOK` is set,
+POSTed as JSON to that URL by a small pool of background threads: the visitor's thank-you
+never waits for it. The outcome of the POST is recorded on the row (`webhook_status`).
 
 Emails are stored only here, deleted with the request after `ASSISTANT_RETENTION_DAYS`, and
 removable on request (`Store.forget_email`).

@@ -20,6 +20,7 @@ import sqlite3
 from .handoff import MAX_REPLY, Handoff, HandoffRequest
 from .inputs import Message, clean_text
 from .logdb import LogDatabase, encodable, now, row_id
+from .redact import redact
 from .views import HandoffRow
 
 
@@ -27,14 +28,18 @@ class HandoffLog(LogDatabase):
     """The support requests of the log (see `handoff` for what a request is)."""
 
     def add_handoff(self, request: HandoffRequest, webhook_status: str = "") -> Handoff:
-        """Store a checked visitor request (see handoff.validate) as an open one; return it."""
-        conversation = json.dumps([dataclasses.asdict(m) for m in request.conversation],
-                                  ensure_ascii=False)
+        """Store a checked visitor request (see handoff.validate) as an open one; return it.
+
+        Personal data typed into the question or the conversation is redacted (see
+        `redact`); the address to reply to is kept, in its own column.
+        """
+        conversation = json.dumps([{**dataclasses.asdict(m), "content": redact(m.content)}
+                                   for m in request.conversation], ensure_ascii=False)
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO handoffs (created, question, conversation, email, session, page, "
                 "webhook_status) VALUES (?,?,?,?,?,?,?)",
-                (now(), encodable(request.question), encodable(conversation),
+                (now(), redact(encodable(request.question)), encodable(conversation),
                  request.email, request.session, request.page, webhook_status))
         handoff = self.handoff(int(cursor.lastrowid))
         assert handoff is not None

@@ -27,10 +27,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .redact import redact, redact_json
+
 log = logging.getLogger(__name__)
 
 SALT_FILE = ".ip-salt"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -99,6 +101,38 @@ def _migrate(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE questions ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
     if "question_chars" not in have:
         conn.execute("ALTER TABLE questions ADD COLUMN question_chars INTEGER NOT NULL DEFAULT 0")
+    if conn.execute("PRAGMA user_version").fetchone()[0] < 6:
+        _redact_old(conn)
+
+
+#: What visitors typed, by table, that versions before schema 6 stored unredacted.
+VISITOR_TEXT = {"questions": ("question", "answer"), "feedback": ("comment",),
+                "handoffs": ("question",)}
+
+
+def _redact_old(conn: sqlite3.Connection) -> None:
+    """Redact personal data from rows stored before redaction existed (once, at schema 6)."""
+    changed = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table, columns in VISITOR_TEXT.items():
+            for column in columns:
+                rows = conn.execute(f"SELECT id, {column} FROM {table}").fetchall()
+                for key, text in rows:
+                    if (clean := redact(text)) != (text or ""):
+                        conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?",
+                                     (clean, key))
+                        changed += 1
+        for key, text in conn.execute("SELECT id, conversation FROM handoffs").fetchall():
+            if (clean := redact_json(text or "[]")) != text:
+                conn.execute("UPDATE handoffs SET conversation = ? WHERE id = ?", (clean, key))
+                changed += 1
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    if changed:
+        log.info("redacted personal data from %d rows an older version stored", changed)
 
 
 def _private(path: Path, create: bool = True) -> None:

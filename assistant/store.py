@@ -33,6 +33,7 @@ from .handoff_log import HandoffLog
 from .inputs import clean_text
 from .logdb import SALT_FILE, SCHEMA_VERSION, encodable  # noqa: F401
 from .logdb import now as _now
+from .redact import redact
 from .staff_log import StaffLog
 from .views import (  # noqa: F401 (the row types and CSV helpers are part of this API)
     VIEWS,
@@ -59,6 +60,11 @@ log = logging.getLogger(__name__)
 EXPORT_BATCH = 500
 #: What an email deleted on request is replaced by in the text it was typed into.
 FORGOTTEN = "[email deleted]"
+#: Every column of every table a person's email can be in (`email` is emptied, the rest
+#: have the address replaced by FORGOTTEN).
+FORGETTABLE = {"questions": ("question", "answer"), "feedback": ("comment",),
+               "handoffs": ("email", "question", "conversation", "reply"),
+               "staff_faq": ("question", "answer")}
 
 
 # -- the store -------------------------------------------------------------------------------
@@ -80,10 +86,11 @@ class Store(HandoffLog, StaffLog):
         """Record a question and its answer; return its id, or None if logging failed.
 
         The question is cleaned as answering cleans it, and only its first
-        `max_question_chars` characters are kept, with its length as asked.
+        `max_question_chars` characters are kept, with its length as asked; personal data in
+        it (and in the answer, which may echo it) is redacted (see `redact`).
         """
         try:
-            text = clean_text(question)[:self.max_question_chars]
+            text = redact(clean_text(question)[:self.max_question_chars])
             length = len(question) if isinstance(question, str) else len(text)
             ip_hash = self.hash_ip(ip)
             citations = json.dumps([c.to_json() for c in answer.citations], ensure_ascii=False)
@@ -97,7 +104,7 @@ class Store(HandoffLog, StaffLog):
                     "tools, total_ms, timings, intent, gap) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (_now(), session or "", ip_hash, clean_text(page)[:200], text, length,
-                     encodable(answer.text),
+                     redact(encodable(answer.text)),
                      answer.kind, int(answer.refused), float(answer.confidence),
                      answer.subject or "", citations, tools,
                      float(answer.timings_ms.get("total", 0.0)), json.dumps(timings),
@@ -110,12 +117,13 @@ class Store(HandoffLog, StaffLog):
     def feedback(self, question_id: int, rating: int, comment: str | None = None) -> bool:
         """Record a visitor's rating (+1/-1) of an answer; a later call replaces it.
 
-        A comment of None keeps the comment already given. Returns False if it was not stored.
+        A comment of None keeps the comment already given; personal data in a comment is
+        redacted. Returns False if it was not stored.
         """
         if rating not in (1, -1):
             raise ValueError("rating must be +1 or -1")
         if comment is not None:
-            comment = encodable(comment)[:self.max_question_chars]
+            comment = redact(encodable(comment)[:self.max_question_chars])
         try:
             stamp = _now()
             with self._write() as conn:
@@ -163,31 +171,29 @@ class Store(HandoffLog, StaffLog):
         return int(deleted) + int(handoffs)
 
     def forget_email(self, email: str) -> int:
-        """Delete a person's email from every support request (a request to be forgotten).
+        """Delete a person's email from every table (a request to be forgotten).
 
-        The address goes from the email column and from any text of the requests it was
-        typed into (question, conversation, reply), whatever its case; the requests stay,
-        anonymous. Return how many requests changed.
+        The address goes from the requests' email column and from any text it was typed into
+        (questions and answers, comments, requests and replies, staff answers), whatever its
+        case; the rows stay, anonymous. Return how many rows changed.
         """
         address = clean_text(email)
         if not address or "@" not in address:
             raise ValueError("Give the email address whose data should be deleted.")
         pattern = re.compile(re.escape(address), re.IGNORECASE)
+        folded = address.casefold()
         changed = 0
         with self._write() as conn:
-            rows = conn.execute(
-                "SELECT id, email, question, conversation, reply FROM handoffs "
-                "WHERE email = ? COLLATE NOCASE OR question LIKE ? ESCAPE '\\' "
-                "OR conversation LIKE ? ESCAPE '\\' OR reply LIKE ? ESCAPE '\\'",
-                (address, *[f"%{_like(address)}%"] * 3)).fetchall()
-            for r in rows:
-                email_of = None if (r["email"] or "").lower() == address.lower() else r["email"]
-                conn.execute(
-                    "UPDATE handoffs SET email = ?, question = ?, conversation = ?, reply = ? "
-                    "WHERE id = ?",
-                    (email_of, *(pattern.sub(FORGOTTEN, r[c])
-                                 for c in ("question", "conversation", "reply")), r["id"]))
-                changed += 1
+            for table, columns in FORGETTABLE.items():
+                found = " OR ".join(f"instr(casefold({c}), ?) > 0" for c in columns)
+                rows = conn.execute(f"SELECT * FROM {table} WHERE {found}",
+                                    [folded] * len(columns)).fetchall()
+                for row in rows:
+                    values = [_forget(row[c], c, pattern, folded) for c in columns]
+                    conn.execute(f"UPDATE {table} SET "
+                                 + ", ".join(f"{c} = ?" for c in columns) + " WHERE id = ?",
+                                 (*values, row["id"]))
+                    changed += 1
         return changed
 
     # -- views -----------------------------------------------------------------------------
@@ -290,6 +296,14 @@ class Store(HandoffLog, StaffLog):
 
 # -- pure helpers ----------------------------------------------------------------------------
 
+def _forget(value: str | None, column: str, pattern: re.Pattern[str], folded: str) -> Any:
+    """Return a column's value with the address gone: an email column that is the address
+    becomes NULL (another person's stays), text has it replaced by FORGOTTEN."""
+    if column == "email":
+        return None if (value or "").casefold() == folded else value
+    return pattern.sub(FORGOTTEN, value or "")
+
+
 def _cited_titles(citations_json: str) -> list[str]:
     try:
         items = json.loads(citations_json)
@@ -301,8 +315,3 @@ def _cited_titles(citations_json: str) -> list[str]:
         if title and title not in titles:
             titles.append(title)
     return titles
-
-
-def _like(text: str) -> str:
-    """Return text for a LIKE pattern: its own % and _ match only themselves."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

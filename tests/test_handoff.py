@@ -237,8 +237,8 @@ def test_delete_a_persons_data_by_email_and_a_single_request(store):
     assert store.forget_email("ana@EXAMPLE.com") == 2
     a, b = store.handoff(a.id), store.handoff(b.id)
     assert a.email is None and b.email is None
-    assert a.question == f"Reply to {FORGOTTEN} please"
-    assert a.conversation[0].content == f"I am {FORGOTTEN}"
+    assert a.question == "Reply to [email] please"  # redacted when it was stored
+    assert a.conversation[0].content == "I am [email]"
     assert b.reply == f"Sent to {FORGOTTEN}"
     dump = json.dumps([r.__dict__ for r in store.handoff_rows()]).lower()
     assert "ana@example.com" not in dump
@@ -246,6 +246,18 @@ def test_delete_a_persons_data_by_email_and_a_single_request(store):
     assert store.delete_handoff(other.id) and store.handoff(other.id) is None
     assert not store.delete_handoff(other.id)
     assert [h.id for h in store.handoffs()] == [b.id, a.id]
+
+
+def test_personal_data_typed_into_a_request_is_redacted_the_reply_address_kept(store):
+    handoff = store.add_handoff(validate(
+        "Call me on +44 20 7946 0958 or write to ana.leak@example.com",
+        "ana.leak@example.com",
+        [{"role": "user", "content": "my key is sk-proj-4f9aX2kLmN8pQ7rS1tU3vW5yZ"}]))
+    assert handoff.question == "Call me on [phone] or write to [email]"
+    assert handoff.conversation[0].content == "my key is [key]"
+    assert handoff.email == "ana.leak@example.com"
+    payload = handoff.payload()  # what the webhook receives
+    assert payload["email"] == "ana.leak@example.com" and "[email]" in payload["question"]
 
 
 def test_emails_are_left_out_of_csv_exports_unless_asked(store, tmp_path):
@@ -302,6 +314,18 @@ def test_api_handoff_refuses_oversized_and_malformed_bodies(client, store):
     assert client.post("/api/handoff", json={"question": 3}).status_code == 422
     assert client.post("/api/handoff", json={"question": "ok", "extra": 1}).status_code == 422
     assert store.handoffs() == []
+
+
+def test_an_address_typed_into_a_question_is_in_no_table_or_export(client, store):
+    asked = client.post("/api/ask", json={
+        "question": "my email is ana.leak@example.com, what is roce?"})
+    assert asked.status_code == 200
+    [row] = store.recent()
+    assert row.question == "my email is [email], what is roce?"
+    _login(client)
+    export = client.get("/admin/export/recent.csv")
+    assert export.status_code == 200 and "[email], what is roce?" in export.text
+    assert "ana.leak" not in export.text.lower()
 
 
 def test_console_routes_and_exports_need_a_login(client, store):
