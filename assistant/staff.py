@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -30,6 +31,10 @@ MAX_ANSWER = 1200
 MAX_SENTENCES = 3
 #: The line shown under an answer whose lead a staff entry gave.
 SUPPORT_NOTE = "Answered by support."
+#: The start of an HTML tag, end tag, comment or declaration. Staff write plain text: a site
+#: that inserts `/api/ask`'s answer as HTML must never receive markup from one ("<" alone,
+#: as in "latency < 1 us", is text).
+MARKUP = re.compile(r"<[A-Za-z/!?]")
 
 
 class StaffEntryError(ValueError):
@@ -85,6 +90,11 @@ def validate(question: str, answer: str, slug: str, corpus: Corpus) -> tuple[str
         raise StaffEntryError(f"The answer is longer than {MAX_ANSWER} characters.")
     if slug not in corpus.pages:
         raise StaffEntryError(f"There is no page {slug!r}.")
+    for name, text in (("question", question), ("answer", answer)):
+        if markup := MARKUP.search(text):
+            raise StaffEntryError(f"Write the {name} as plain text: "
+                                  f"{text[markup.start():markup.start() + 12]!r} looks like "
+                                  "HTML markup.")
     sentences = split_sentences(answer)
     if not 1 <= len(sentences) <= MAX_SENTENCES:
         raise StaffEntryError(f"The answer has {len(sentences)} sentences; "
@@ -164,10 +174,15 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
 def sync_after_ingest(store: StaffEntries, index, corpus: Corpus) -> list[int]:
     """Re-add published entries after an ingest and retire those the corpus FAQ now holds.
 
-    Return the ids of the entries retired.
+    Return the ids of the entries retired. An entry with markup, which an older version
+    let staff store, is withdrawn from the index and set back to draft.
     """
     retired = []
     for entry in store.staff_entries(status="published"):
+        if MARKUP.search(entry.question) or MARKUP.search(entry.answer):
+            index.remove_chunk(entry.chunk_id)
+            store.set_staff_status(entry.id, "draft")
+            continue
         page = corpus.pages.get(entry.slug)
         merged = page is not None and any(
             _same_question(item.q, entry.question) for item in page.faq)
