@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 from starlette.routing import Route
@@ -32,7 +33,7 @@ from ..overview import health_of
 from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
-from .api import JsonApi
+from .api import JsonApi, validation_problem
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
 from .console import (
@@ -175,6 +176,8 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     running: list[Any] = []  # what runs as long as the app (the MCP endpoint's sessions)
     app = FastAPI(title=TITLE, version="1", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json", lifespan=lifespan_for(services, running))
+    # 422 naming the field for any input, NaN and 1e400 included (never a 500).
+    app.add_exception_handler(RequestValidationError, validation_problem)
     api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
     _site_routes(app, assistant)
