@@ -282,10 +282,15 @@ def client(fake_bot, store):
                       base_url="https://testserver")
 
 
-def _login(client) -> None:
+def _login(client) -> dict:
+    """Sign in; return the headers a console page sends with a change (same origin, the
+    session's CSRF token)."""
     login = client.post("/admin/login", data={"username": "admin", "password": PASSWORD},
                         follow_redirects=False)
     assert login.status_code in (200, 303)
+    csrf = client.get("/admin/csrf")
+    token = csrf.json()["token"] if csrf.status_code == 200 else ""
+    return {"origin": str(client.base_url).rstrip("/"), "x-csrf-token": token}
 
 
 def test_api_handoff_stores_the_request_and_refuses_bad_input(client, store):
@@ -343,22 +348,59 @@ def test_console_routes_and_exports_need_a_login(client, store):
     assert store.handoff(handoff.id).email == "ana@example.com"
     assert store.handoff(handoff.id).status == "open"
 
-    _login(client)
+    console = _login(client)  # a change also needs the console's origin and token
     plain = client.get("/admin/export/inbox.csv")
     assert plain.status_code == 200 and "Is RoCE routable?" in plain.text
     assert "ana@example.com" not in plain.text and "email" not in plain.text.splitlines()[0]
     full = client.get("/admin/export/inbox.csv?emails=1")
     assert "ana@example.com" in full.text
     assert client.get("/admin/inbox").json()[0]["email"] == "ana@example.com"
-    answered = client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": "Yes, it is."})
+    answered = client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": "Yes, it is."},
+                           headers=console)
     assert answered.status_code == 200 and answered.json()["status"] == "answered"
     assert answered.json()["answered_by"] == "admin"
-    assert client.post(f"/admin/inbox/{handoff.id}/answer",
-                       json={"reply": " "}).status_code == 400
-    assert client.post("/admin/inbox/forget", json={"email": "ana@example.com"}).json() == {
-        "changed": 1}
-    assert client.post(f"/admin/inbox/{handoff.id}/delete").json() == {"deleted": True}
+    assert client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": " "},
+                       headers=console).status_code == 400
+    assert client.post("/admin/inbox/forget", json={"email": "ana@example.com"},
+                       headers=console).json() == {"changed": 1}
+    assert client.post(f"/admin/inbox/{handoff.id}/delete",
+                       headers={**console, "content-type": "application/json"}).json() == {
+        "deleted": True}
     assert store.handoffs() == []
+
+
+HUGE = "99999999999999999999999"
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/admin/staff", b'{"question": "Is RoCE routable?", "answ'),
+    ("/admin/staff", b'{"question": NaN, "answer": 1e400, "slug": "roce"}'),
+    ("/admin/staff", b'["not", "an", "object"]'),
+    ("/admin/staff", b''),
+    (f"/admin/staff/{HUGE}/publish", b""),
+    (f"/admin/staff/{HUGE}/unpublish", b""),
+    ("/admin/staff/-1/publish", b""),
+    ("/admin/staff/1e3/publish", b""),
+    (f"/admin/inbox/{HUGE}/delete", b""),
+    (f"/admin/inbox/{HUGE}/answer", b'{"reply": "yes"}'),
+    ("/admin/inbox/1/answer", b'{"reply": "ye'),
+    ("/admin/inbox/forget", b'{"email": '),
+])
+def test_odd_console_input_gets_a_clear_4xx_not_a_500(fake_bot, store, path, body):
+    from fastapi.testclient import TestClient
+
+    from assistant.web.app import create_app
+
+    settings = fake_bot.settings.replace(admin_password=PASSWORD)
+    with TestClient(create_app(fake_bot, store, settings=settings), base_url="https://testserver",
+                    raise_server_exceptions=False) as client:
+        headers = _login(client)
+        response = client.post(path, content=body,
+                               headers={**headers, "content-type": "application/json"})
+    assert 400 <= response.status_code < 500, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json")
+    assert set(response.json()) & {"detail", "error"}
+    assert store.staff_entries() == [] and store.handoffs() == []
 
 
 # -- the console's inbox -----------------------------------------------------------------------
@@ -404,7 +446,8 @@ def test_console_answers_publishes_and_deletes_requests(fake_bot, store):
     assert staff.SUPPORT_NOTE in answer.text
     assert console.publish_reply("q?", "It does. This is why.", "roce").startswith("Not saved")
 
-    assert console.forget_person("ana@example.com") == "Deleted that address from 1 request(s)."
+    assert console.forget_person("ana@example.com") == (
+        "Deleted that address from 1 row(s) of the log.")
     assert console.forget_person("").startswith("Not done")
     assert console.delete_request(handoff.id) == f"Request {handoff.id} is deleted."
     assert console.delete_request(handoff.id) == f"There is no request {handoff.id}."

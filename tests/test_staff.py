@@ -196,13 +196,17 @@ def test_staff_routes_need_a_console_login(fresh_bot, store):
     login = client.post("/admin/login", data={"username": "admin", "password": "s3cret-pass"},
                         follow_redirects=False)
     assert login.status_code in (200, 303)
-    bad = client.post("/admin/staff", json={**body, "slug": "nope"})
+    # A change needs the console's origin and the session's CSRF token (see test_auth.py).
+    console = {"origin": "https://testserver",
+               "x-csrf-token": client.get("/admin/csrf").json()["token"]}
+    bad = client.post("/admin/staff", json={**body, "slug": "nope"}, headers=console)
     assert bad.status_code == 400 and "no page" in bad.json()["error"]
-    made = client.post("/admin/staff", json=body)
+    made = client.post("/admin/staff", json=body, headers=console)
     assert made.status_code == 200 and made.json()["status"] == "published"
     assert fresh_bot.ask(QUESTION).text.startswith("An InfiniBand port usually costs more")
     assert "infiniband" in client.get("/admin/staff/patch.yaml").text
-    gone = client.post(f"/admin/staff/{made.json()['id']}/unpublish")
+    gone = client.post(f"/admin/staff/{made.json()['id']}/unpublish",
+                       headers={**console, "content-type": "application/json"})
     assert gone.status_code == 200 and gone.json()["status"] == "draft"
     assert not fresh_bot.ask(QUESTION).text.startswith("An InfiniBand port usually costs")
 

@@ -36,14 +36,8 @@ from ..views import VIEWS
 from .api import JsonApi, validation_problem
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import (
-    Console,
-    export_routes,
-    inbox_routes,
-    overview_routes,
-    page_titles,
-    staff_routes,
-)
+from .console import Console, page_titles
+from .console_api import export_routes, inbox_routes, overview_routes, staff_routes
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -189,7 +183,8 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                        allow_headers=["*"], allow_credentials=False)
     if services.console_auth is not None:
-        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN)
+        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN,
+                           trusted_proxies=settings.trusted_proxies)
     # Added last, so outermost: every request and response passes it first.
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
                        settings=settings, router=app.router, questions=QUESTION_ROUTES)
