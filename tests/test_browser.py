@@ -82,14 +82,28 @@ def browser():
         chromium.close()
 
 
+#: Reports every content security policy violation of every frame to the console.
+CSP_REPORTER = """document.addEventListener("securitypolicyviolation", (e) => console.error(
+    "CSP violation: " + e.violatedDirective + " " + e.blockedURI + " " + e.sourceFile));"""
+
+
 class Watch:
-    """What a page did that it must not: dialogs opened, requests to other hosts."""
+    """What a page did that it must not: dialogs opened, requests to other hosts, anything
+    its content security policy refused (the browser's own report, or the event's)."""
 
     def __init__(self, page):
         self.dialogs: list[str] = []
         self.remote: list[str] = []
+        self.csp: list[str] = []
         page.on("dialog", self._dialog)
         page.context.on("request", self._request)
+        page.context.add_init_script(CSP_REPORTER)
+        page.on("console", self._console)
+
+    def _console(self, message):
+        text = message.text
+        if "Content Security Policy" in text or text.startswith("CSP violation"):
+            self.csp.append(text)
 
     def _dialog(self, dialog):
         self.dialogs.append(dialog.message)
@@ -236,7 +250,7 @@ def test_widget_in_an_iframe_on_another_site(app, host_page, browser, capsys):
                     and store.recent(1)[0])
     assert row.page == "nvlink" and row.subject == "nvlink"
     _shot(page, "widget-in-iframe.png", capsys)
-    assert not watch.remote and not watch.dialogs
+    assert not watch.remote and not watch.dialogs and not watch.csp, watch.csp
     page.context.close()
 
 
@@ -574,3 +588,30 @@ def test_a_page_on_a_sibling_origin_changes_nothing_for_a_signed_in_admin(
     assert not watch.dialogs
     attack.close()
     page.context.close()
+
+
+def test_chat_widget_and_console_run_under_their_policy_without_a_violation(console_app,
+                                                                            browser):
+    base, store = console_app
+    page, watch = _open(browser, base + "/")
+    csp = page.evaluate("async () => (await fetch(location.href)).headers.get("
+                        "'content-security-policy')")
+    assert "script-src 'self' 'nonce-" in csp and "default-src 'self'" in csp
+    _ask(page, "What is NVLink?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    page.locator("#chat button[aria-label='New chat']").click()
+    page.context.close()
+    widget, widget_watch = _open(browser, base + "/widget?page=nvlink",
+                                 viewport={"width": 400, "height": 600})
+    _ask(widget, "is it expensive?")
+    widget.locator(ANSWER_LINK).first.wait_for()
+    widget.context.close()
+    console, console_watch = _sign_in(browser, base)
+    for tab in ("Gaps", "Staff answers", "Inbox", "Overview"):
+        console.get_by_role("tab", name=tab).click()
+    console.locator("#overview-figures").wait_for()
+    console.locator("#refresh").click()
+    console.wait_for_timeout(500)
+    console.context.close()
+    for seen in (watch, widget_watch, console_watch):
+        assert not seen.csp and not seen.dialogs and not seen.remote, seen.csp

@@ -296,7 +296,9 @@ class Console:
                     if name == "inbox":
                         changes = self._inbox_form()
             with gr.Tab("Overview", elem_id="tab-overview"):
-                figures = gr.HTML(elem_id="overview")
+                # Markdown, not gr.HTML: gr.HTML evaluates its template as JavaScript
+                # (new Function), which the console's policy (no 'unsafe-eval') refuses.
+                figures = gr.Markdown(elem_id="overview", sanitize_html=True)
             admin.load(self.overview_html, None, figures, api_visibility="private")
             refresh.click(self.overview_html, None, figures, api_visibility="private")
             by_name = dict(zip(VIEWS, tables, strict=True))

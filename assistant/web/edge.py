@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from starlette.routing import Match, Mount
 from ..answer import Answer
 from ..compose import templates
 from ..limits import Admission, client_ip
+from .policy import add_nonce, cache_headers, drop_forwarded, patch_html
 from .render import drop_query_param, security_headers
 
 log = logging.getLogger(__name__)
@@ -211,6 +213,7 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = drop_forwarded(scope, self.settings.trusted_proxies)
         send = self._with_headers(scope["path"], send)
         if scope["path"] in self._roots and scope.get("query_string"):
             # Gradio's page route takes `page` (multipage apps) and fails on ours; the chat's
@@ -316,16 +319,42 @@ class Edge:
         return client_ip(peer, forwarded or None, trusted)
 
     def _with_headers(self, path: str, send: Send) -> Send:
-        extra = [(k.encode(), v.encode()) for k, v in security_headers(path, self.origins).items()]
+        """Return a send() that adds the security and cache headers; an HTML page without a
+        policy of its own gets a fresh nonce on its scripts and in its policy."""
+        nonce = secrets.token_urlsafe(18)
+        extra = [(k.encode(), v.encode())
+                 for k, v in security_headers(path, self.origins, nonce).items()]
+        plain, page = cache_headers(path, html=False), cache_headers(path, html=True)
 
         async def send_with_headers(message: dict) -> None:
             if message["type"] == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in extra if k not in names]
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                html = (_content_type(headers).startswith(b"text/html")
+                        and b"content-security-policy" not in names)
+                cache = page if html else plain
+                headers = [(k, v) for k, v in headers if k.lower().decode() not in cache
+                           or k.lower() == b"vary"]
+                for name, value in cache.items():
+                    headers = _add(headers, name.encode(), value.encode())
+                message["headers"] = headers + [(k, v) for k, v in extra if k not in names]
             await send(message)
 
-        return send_with_headers
+        return patch_html(send_with_headers, lambda body: add_nonce(body, nonce),
+                          when=lambda headers: b"content-security-policy" not in headers)
+
+
+def _content_type(headers: list[tuple[bytes, bytes]]) -> bytes:
+    return next((v for k, v in headers if k.lower() == b"content-type"), b"")
+
+
+def _add(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> list:
+    """Return headers with one set (a Vary is extended, not replaced)."""
+    if name != b"vary":
+        return [*headers, (name, value)]
+    old = [v for k, v in headers if k.lower() == b"vary"]
+    merged = b", ".join([*old, value]) if old else value
+    return [(k, v) for k, v in headers if k.lower() != b"vary"] + [(b"vary", merged)]
 
 
 def _header(scope: dict, name: bytes) -> str:

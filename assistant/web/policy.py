@@ -14,7 +14,7 @@ rules, the origin a browser sees, and HTML rewritten on its way out.
 
 Example:
     >>> content_security_policy("/widget/", ["https://glossary.example"], "abc")
-    "default-src 'self'; script-src 'self' 'nonce-abc'; ..."
+    "frame-ancestors 'self' https://glossary.example; default-src 'self'; script-src ..."
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ def content_security_policy(path: str, origins: list[str], nonce: str = "") -> s
     (the console: only itself; the chat and widget: also the allowed origins)."""
     ancestors = "'self'" if path.startswith("/admin") else " ".join(["'self'", *origins])
     scripts = f"'self' 'nonce-{nonce}'" if nonce else "'self'"
-    return (f"default-src 'self'; script-src {scripts}; "
+    return (f"frame-ancestors {ancestors}; default-src 'self'; script-src {scripts}; "
             "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
             "font-src 'self' data:; connect-src 'self'; media-src 'self' blob:; "
             "worker-src 'self' blob:; frame-src 'self'; object-src 'none'; "
-            "base-uri 'self'; form-action 'self'; "
-            f"frame-ancestors {ancestors}")
+            "base-uri 'self'; form-action 'self'")
 
 
 def cache_headers(path: str, html: bool) -> dict[str, str]:
@@ -57,7 +56,8 @@ def cache_headers(path: str, html: bool) -> dict[str, str]:
 
 def add_nonce(html: bytes, nonce: str) -> bytes:
     """Return an HTML page whose <script> tags all carry the nonce."""
-    return _SCRIPT.sub(b'<script nonce="' + nonce.encode() + b'"', html)
+    attribute = b' nonce="' + nonce.encode() + b'"'
+    return _SCRIPT.sub(lambda m: m.group(0) + attribute, html)
 
 
 def header(scope: dict, name: bytes) -> str:
