@@ -560,3 +560,62 @@ def test_the_console_cookie_is_secure_behind_a_tls_proxy(site):
         plain = http.post("/admin/login", data=ADMIN_LOGIN, headers=_client_headers(141))
     assert "secure" in tls.headers["set-cookie"].lower()
     assert "secure" not in plain.headers["set-cookie"].lower()
+
+
+# -- what the second attack found (issue 21) -----------------------------------------------------
+
+def test_a_request_body_that_stalls_is_closed(fake_bot, tmp_path):
+    settings = fake_bot.settings.replace(header_timeout_s=1.0)
+    app = create_app(fake_bot, Store(tmp_path / "b.sqlite3"), settings=settings)
+    with serve(app, settings=settings) as base:
+        address = (urlsplit(base).hostname, urlsplit(base).port)
+        slow = socket.create_connection(address)
+        slow.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n")
+        start, closed_after = time.monotonic(), None
+        slow.settimeout(0.4)
+        while time.monotonic() - start < 8:  # one byte every 0.4 s: 40 s for the body
+            try:
+                slow.sendall(b" ")
+                if slow.recv(1024) == b"":
+                    closed_after = time.monotonic() - start
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # reset or broken pipe: closed by the server
+                closed_after = time.monotonic() - start
+                break
+        slow.close()
+        fine = httpx.post(base + "/api/ask", json={"question": "what is roce?"}, timeout=30)
+    assert closed_after is not None and closed_after < 4, closed_after
+    assert fine.status_code == 200  # a body sent at once is answered
+
+
+def test_the_access_log_names_clients_by_a_salted_hash_never_an_ip(fake_bot, tmp_path):
+    import logging
+
+    from assistant.web.serve import server_config
+
+    store = Store(tmp_path / "a.sqlite3")
+    settings = fake_bot.settings.replace(trusted_proxies="127.0.0.1")
+    assert server_config(create_app(fake_bot, store, settings=settings),
+                         settings).access_log is False  # uvicorn's own names raw IPs
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    loggers = [logging.getLogger(name) for name in ("assistant.access", "")]
+    with serve(create_app(fake_bot, store, settings=settings), settings=settings,
+               log_level="info") as base:
+        # uvicorn writes its access log (raw IPs) only when that logger has a handler.
+        assert not logging.getLogger("uvicorn.access").hasHandlers()
+        for logger in loggers:  # after uvicorn has configured logging
+            logger.addHandler(handler)
+        try:
+            httpx.get(base + "/healthz", headers={"X-Forwarded-For": "198.51.100.7"})
+        finally:
+            for logger in loggers:
+                logger.removeHandler(handler)
+    lines = [r.getMessage() for r in records]
+    access = [line for line in lines if "/healthz" in line]
+    assert access and store.hash_ip("198.51.100.7")[:12] in access[0], lines
+    assert not [line for line in lines if "198.51.100.7" in line or "127.0.0.1:" in line], lines

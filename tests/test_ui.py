@@ -42,7 +42,8 @@ XSS = '<img src=x onerror=alert(1)> ![x](http://evil.example/x.png) <script>aler
 # -- helpers shared with test_browser.py ------------------------------------------------------
 
 @contextmanager
-def serve(app, port: int | None = None, settings=None) -> Iterator[str]:
+def serve(app, port: int | None = None, settings=None, log_level: str = "warning"
+          ) -> Iterator[str]:
     """Run an ASGI app in a thread on loopback, configured as `launch` serves it (timeouts
     included); yield its base URL."""
     import uvicorn
@@ -51,7 +52,7 @@ def serve(app, port: int | None = None, settings=None) -> Iterator[str]:
 
     port = port or free_port()
     config = server_config(app, settings or Settings.from_env({}), host="127.0.0.1", port=port,
-                           log_level="warning")
+                           log_level=log_level)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

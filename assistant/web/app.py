@@ -187,7 +187,8 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
                            trusted_proxies=settings.trusted_proxies)
     # Added last, so outermost: every request and response passes it first.
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
-                       settings=settings, router=app.router, questions=QUESTION_ROUTES)
+                       settings=settings, router=app.router, questions=QUESTION_ROUTES,
+                       hash_ip=services.store.hash_ip)
     return app
 
 

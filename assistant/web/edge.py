@@ -22,6 +22,7 @@ import json
 import logging
 import re
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,8 @@ from .policy import add_nonce, cache_headers, drop_forwarded, patch_html
 from .render import drop_query_param, security_headers
 
 log = logging.getLogger(__name__)
+#: One line per request, naming the client by a salted hash, never by its IP.
+access_log = logging.getLogger("assistant.access")
 
 Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
@@ -203,6 +206,7 @@ class Edge:
     settings: Any
     router: Any = None  # the parent app's router: its own routes are never Gradio's
     questions: frozenset[str] = frozenset({"/api/ask"})  # parent routes that are questions
+    hash_ip: Callable[[str], str] | None = None  # names clients in the access log
     _warned: bool = False
 
     def __post_init__(self) -> None:
@@ -214,7 +218,7 @@ class Edge:
             await self.app(scope, receive, send)
             return
         scope = drop_forwarded(scope, self.settings.trusted_proxies)
-        send = self._with_headers(scope["path"], send)
+        send = self._with_headers(scope, send)
         if scope["path"] in self._roots and scope.get("query_string"):
             # Gradio's page route takes `page` (multipage apps) and fails on ours; the chat's
             # load handler reads ?page= from the events the browser sends instead.
@@ -318,9 +322,10 @@ class Edge:
                         "limit, one login lockout)", peer)
         return client_ip(peer, forwarded or None, trusted)
 
-    def _with_headers(self, path: str, send: Send) -> Send:
-        """Return a send() that adds the security and cache headers; an HTML page without a
-        policy of its own gets a fresh nonce on its scripts and in its policy."""
+    def _with_headers(self, scope: dict, send: Send) -> Send:
+        """Return a send() that adds the security and cache headers and logs the request; an
+        HTML page without a policy of its own gets a fresh nonce on its scripts and policy."""
+        path, started = scope["path"], time.perf_counter()
         nonce = secrets.token_urlsafe(18)
         extra = [(k.encode(), v.encode())
                  for k, v in security_headers(path, self.origins, nonce).items()]
@@ -338,10 +343,21 @@ class Edge:
                 for name, value in cache.items():
                     headers = _add(headers, name.encode(), value.encode())
                 message["headers"] = headers + [(k, v) for k, v in extra if k not in names]
+                self._log_access(scope, message["status"], started)
             await send(message)
 
         return patch_html(send_with_headers, lambda body: add_nonce(body, nonce),
                           when=lambda headers: b"content-security-policy" not in headers)
+
+
+    def _log_access(self, scope: dict, status: int, started: float) -> None:
+        if not access_log.isEnabledFor(logging.INFO):
+            return
+        ip = client_ip((scope.get("client") or ("", 0))[0], _header(scope, b"x-forwarded-for")
+                       or None, self.settings.trusted_proxies)
+        who = self.hash_ip(ip)[:12] if self.hash_ip and ip else "-"
+        access_log.info('%s "%s %s" %d %.0f ms', who or "-", scope["method"], scope["path"],
+                        status, (time.perf_counter() - started) * 1000)
 
 
 def _content_type(headers: list[tuple[bytes, bytes]]) -> bytes:
