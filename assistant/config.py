@@ -85,6 +85,14 @@ class Settings:
     max_concurrent_per_ip: int = _setting(4, "ASSISTANT_MAX_CONCURRENT_PER_IP",
                                           "Questions one visitor may have waiting or being "
                                           "answered at once; more get HTTP 429.")
+    event_rate_limit: int = _setting(120, "ASSISTANT_EVENT_RATE_LIMIT",
+                                     "Events per minute per visitor entering the pages' "
+                                     "queues (questions, page loads, thumbs, new chat ...); "
+                                     "more get HTTP 429; 0 disables.")
+    max_queued_per_ip: int = _setting(8, "ASSISTANT_MAX_QUEUED_PER_IP",
+                                      "Events of any kind one visitor may have waiting or "
+                                      "running in the pages' queues at once; more get HTTP "
+                                      "429; 0 disables.")
     max_request_bytes: int = _setting(65536, "ASSISTANT_MAX_REQUEST_BYTES",
                                       "Largest request body accepted; a bigger one gets HTTP "
                                       "413 before it is read.")
@@ -157,7 +165,8 @@ class Settings:
             raise SettingsError("max_request_bytes must be at least 4096")
         if self.mcp not in (0, 1):
             raise SettingsError("ASSISTANT_MCP must be 0 (off) or 1 (on)")
-        for name in ("retention_days", "max_concurrent_per_ip", "login_brake"):
+        for name in ("retention_days", "max_concurrent_per_ip", "login_brake",
+                     "event_rate_limit", "max_queued_per_ip"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in ("console_session_hours", "header_timeout_s"):

@@ -108,25 +108,40 @@ class ConcurrencyCap:
 class Refusal:
     """Why a question was not admitted, and when to try again."""
 
-    reason: str  # "rate" or "concurrency"
+    reason: str  # "rate", "concurrency" or "queued"
     retry_after_s: int
 
 
 @dataclass
 class Admission:
-    """The per-client limits every question passes before it is queued or answered.
+    """The per-client limits every question passes before it is queued or answered, and
+    those every event entering a page's queue passes (questions, page loads, thumbs ...).
 
     Shared by the chat, the widget, Gradio's API and the JSON API, so that a client's questions
     are counted once wherever they arrive.
 
     Example:
-        >>> gate = Admission(RateLimiter(20), ConcurrencyCap(4))
+        >>> gate = Admission(RateLimiter(20), ConcurrencyCap(4), RateLimiter(120), 8)
         >>> gate.admit("203.0.113.9") is None        # admitted; release() when answered
         True
+        >>> gate.admit_event("203.0.113.9", queued=8).reason
+        'queued'
     """
 
     rate: RateLimiter
     concurrency: ConcurrencyCap
+    events: RateLimiter = field(default_factory=lambda: RateLimiter(0))
+    max_queued: int = 0  # a client's events waiting or running in the queues; 0: no cap
+
+    def admit_event(self, client: str, queued: int) -> Refusal | None:
+        """Admit one event into a page's queue from a client that has `queued` there
+        already (None), or say why not."""
+        if self.max_queued > 0 and queued >= self.max_queued:
+            return Refusal("queued", 2)
+        wait = self.events.check(f"ip:{client}")
+        if wait:
+            return Refusal("rate", max(1, math.ceil(wait)))
+        return None
 
     def admit(self, client: str) -> Refusal | None:
         """Admit one question from a client (None), or say why not."""

@@ -91,6 +91,21 @@ def test_admission_counts_rate_and_concurrency_per_client():
     assert gate.admit("b") is None
 
 
+def test_every_event_counts_against_the_clients_event_rate_and_queue_share():
+    gate = Admission(RateLimiter(0), ConcurrencyCap(0), RateLimiter(limit=3, window_s=60),
+                     max_queued=2)
+    assert gate.admit_event("a", queued=0) is None
+    full = gate.admit_event("a", queued=2)
+    assert full is not None and full.reason == "queued" and full.retry_after_s >= 1
+    assert gate.admit_event("a", queued=1) is None
+    assert gate.admit_event("a", queued=0) is None
+    limited = gate.admit_event("a", queued=0)
+    assert limited is not None and limited.reason == "rate" and 1 <= limited.retry_after_s <= 60
+    assert gate.admit_event("b", queued=1) is None  # another client is not affected
+    off = Admission(RateLimiter(0), ConcurrencyCap(0))
+    assert all(off.admit_event("a", queued=1000) is None for _ in range(500))
+
+
 def test_a_global_brake_on_failed_logins():
     guard = LoginGuard("s3cret", max_failures=5, max_global_failures=6, window_s=300)
     for i in range(6):

@@ -619,3 +619,82 @@ def test_the_access_log_names_clients_by_a_salted_hash_never_an_ip(fake_bot, tmp
     access = [line for line in lines if "/healthz" in line]
     assert access and store.hash_ip("198.51.100.7")[:12] in access[0], lines
     assert not [line for line in lines if "198.51.100.7" in line or "127.0.0.1:" in line], lines
+
+
+def _flood(base: str, config: dict, client: int, stop: threading.Event) -> list[httpx.Response]:
+    """Send queue/join requests for non-question events (page load, new chat, like), each
+    with a fresh session hash, from one client, 12 at a time, until told to stop."""
+    events = [d["id"] for d in config["dependencies"]
+              if (d.get("api_name") or "").startswith(("on_load", "on_like", "on_new_chat"))]
+    assert len(events) >= 4, events
+
+    def joins(worker: int) -> list[httpx.Response]:
+        sent = []
+        with httpx.Client(base_url=base, timeout=30) as http:
+            while not stop.is_set():
+                i = len(sent)
+                sent.append(http.post("/gradio_api/queue/join", headers=_client_headers(client),
+                                      json={"data": [None, None],
+                                            "fn_index": events[i % len(events)],
+                                            "session_hash": f"flood{worker}x{i}",
+                                            "trigger_id": None, "event_data": {
+                                                "index": 0, "value": "x", "liked": True}}))
+        return sent
+
+    with ThreadPoolExecutor(12) as pool:
+        return [r for part in pool.map(joins, range(12)) for r in part]
+
+
+def test_a_client_flooding_non_question_events_does_not_crowd_out_others(bot, tmp_path):
+    # Room in the queue for the 10 honest visitors and the flooder's own share (8 at most).
+    settings = bot.settings.replace(queue_size=24, concurrency=1, rate_limit_per_minute=1000,
+                                    trusted_proxies="127.0.0.1")
+    app = create_app(_Slow(bot, 0.2), Store(tmp_path / "f.sqlite3"), settings=settings)
+    with serve(app) as base:
+        config = httpx.get(base + "/config", timeout=30).json()
+
+        def honest(i: int) -> list[int]:
+            codes = []
+            with httpx.Client(base_url=base, timeout=60) as http:
+                for _ in range(3):
+                    r = http.post("/gradio_api/call/ask", headers=_client_headers(150 + i),
+                                  json={"data": ["what is roce?", [], ""]})
+                    if r.status_code == 200:
+                        http.get(f"/gradio_api/call/ask/{r.json()['event_id']}")
+                    codes.append(r.status_code)
+            return codes
+
+        stop = threading.Event()
+        with ThreadPoolExecutor(11) as pool:
+            flood = pool.submit(_flood, base, config, 149, stop)
+            time.sleep(1.0)  # the flood is under way
+            questions = [c for codes in pool.map(honest, range(10)) for c in codes]
+            stop.set()
+            noisy = flood.result()
+    codes = [r.status_code for r in noisy]
+    seen = {c: codes.count(c) for c in set(codes)}
+    assert questions == [200] * 30, (questions, seen)
+    refused = [r for r in noisy if r.status_code == 429]
+    assert len(refused) > len(noisy) / 2, seen
+    assert all(int(r.headers["retry-after"]) >= 1 for r in refused)
+    assert set(codes) <= {200, 429}, seen
+
+
+def test_gradios_own_503_says_when_to_retry_and_not_the_queue_size(bot, tmp_path):
+    settings = bot.settings.replace(queue_size=1, concurrency=1, rate_limit_per_minute=0,
+                                    max_concurrent_per_ip=0, trusted_proxies="127.0.0.1")
+    app = create_app(_Slow(bot, 3.0), Store(tmp_path / "q.sqlite3"), settings=settings)
+    with serve(app) as base:
+        def ask(i: int) -> httpx.Response:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                return http.post("/gradio_api/call/ask", headers=_client_headers(170 + i),
+                                 json={"data": [f"what is nvlink {i}", [], ""]})
+
+        with ThreadPoolExecutor(6) as pool:
+            responses = list(pool.map(ask, range(6)))
+    busy = [r for r in responses if r.status_code == 503]
+    assert busy, [r.status_code for r in responses]
+    for r in busy:
+        assert 1 <= int(r.headers["retry-after"]) <= 60
+        assert r.json()["kind"] == "busy" and "Max size" not in r.text
+        assert not any(ch.isdigit() for ch in r.json()["detail"]), r.json()["detail"]

@@ -74,7 +74,8 @@ class Services:
         store = store if store is not None else Store(settings.log_db,
                                                       settings.max_question_chars)
         admission = Admission(RateLimiter(settings.rate_limit_per_minute),
-                              ConcurrencyCap(settings.max_concurrent_per_ip))
+                              ConcurrencyCap(settings.max_concurrent_per_ip),
+                              RateLimiter(settings.event_rate_limit), settings.max_queued_per_ip)
         auth = None
         if settings.admin_password:
             guard = LoginGuard(settings.admin_password,

@@ -7,9 +7,12 @@ In order, it
 3. lets through only the Gradio routes the pages need, per mount (no upload, no `file=`, no
    token, no direct `run`): anything else under a Gradio mount is a 404, as is an event or API
    name the mount does not have (Gradio itself would answer 500);
-4. admits questions (the chat's events, Gradio's `ask`/`chat` API, `POST /api/ask`) against the
-   per-client rate limit and concurrency cap *before* they enter a queue: a refused one gets
-   HTTP 429 with Retry-After and the answer object with `kind: "rate_limited"`.
+4. admits every event entering a page's queue (questions, page loads, thumbs, new chat, a
+   cancel ...) against the client's event rate and its events already queued, and questions
+   (the chat's events, Gradio's `ask`/`chat` API, `POST /api/ask`) also against the
+   per-client question rate and concurrency cap, *before* they enter a queue: a refused one
+   gets HTTP 429 with Retry-After and the answer object with `kind: "rate_limited"`; a full
+   queue's 503 gets Retry-After and the `busy` answer, never the queue's size.
 
 Example:
     >>> app.add_middleware(Edge, origins=[], mounts=[...], admission=gate, settings=settings,
@@ -24,7 +27,7 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.routing import Match, Mount
@@ -54,12 +57,15 @@ _GRADIO_ROUTES = [
     ({"GET"}, re.compile(r"/gradio_api/info/?")),
     ({"GET"}, re.compile(r"/gradio_api/heartbeat/[\w-]+")),
     ({"GET"}, re.compile(r"/gradio_api/queue/data")),
-    ({"POST"}, re.compile(r"/gradio_api/cancel")),
+    ({"POST"}, re.compile(r"/gradio_api/cancel")),  # an event: counted, not queued
     ({"POST"}, re.compile(r"/gradio_api/queue/join")),
     ({"POST"}, re.compile(r"/gradio_api/call/(?P<api>[\w-]+)/?")),
     ({"GET"}, re.compile(r"/gradio_api/call/(?P<api>[\w-]+)/[\w-]+")),
 ]
 _JOIN = "/gradio_api/queue/join"
+_CANCEL = "/gradio_api/cancel"
+#: Seconds a client is told to wait when the queue is full.
+BUSY_RETRY_S = 5
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class MountPolicy:
     apis: frozenset[str] = frozenset()  # public API names
     question_events: frozenset[int] = frozenset()
     question_apis: frozenset[str] = frozenset()
+    queue: Any = field(default=None, compare=False, repr=False)  # the Blocks' Gradio queue
 
     @classmethod
     def of(cls, prefix: str, blocks: Any, question_events: Iterable[int] = (),
@@ -80,7 +87,13 @@ class MountPolicy:
         apis = {d["api_name"] for d in deps
                 if d.get("api_name") and d.get("api_visibility") == "public"}
         return cls(prefix.rstrip("/") or "/", frozenset(d["id"] for d in deps),
-                   frozenset(apis), frozenset(question_events), frozenset(question_apis) & apis)
+                   frozenset(apis), frozenset(question_events), frozenset(question_apis) & apis,
+                   getattr(blocks, "_queue", None))
+
+    def queued_events(self) -> list[Any]:
+        """Return the events waiting or running in this page's queue (Gradio's own records:
+        an event leaves them when it has finished, failed or been cancelled)."""
+        return list(getattr(self.queue, "event_ids_to_events", {}).values())
 
     def relative(self, path: str) -> str | None:
         """Return the path below this mount, or None when the path is not under it."""
@@ -95,7 +108,7 @@ class MountPolicy:
 class Route:
     """How the edge treats one request."""
 
-    kind: str  # "pass", "deny", "join" (read fn_index first) or "question"
+    kind: str  # "pass", "deny", "join" (read fn_index first), "question" or "event"
     mount: MountPolicy | None = None
     lease: str = "job"  # "job": the handler returns the lease; "request": the edge does
 
@@ -107,6 +120,14 @@ def request_ip(request: Any, trusted_proxies: str) -> str:
     host = request.client.host if getattr(request, "client", None) else ""
     headers = getattr(request, "headers", None) or {}
     return client_ip(host, headers.get("x-forwarded-for"), trusted_proxies)
+
+
+def busy_body(retry_after_s: int = BUSY_RETRY_S) -> dict[str, Any]:
+    """Return the JSON of a question the full queue turned away: the answer object, plus
+    `detail` for Gradio (what to do, not how full the queue is)."""
+    text = templates()["messages"]["busy"]
+    body = Answer(text=text, kind="busy", refused=True).to_json()
+    return {**body, "detail": text, "retry_after_s": retry_after_s}
 
 
 def rate_limited_body(retry_after_s: int) -> dict[str, Any]:
@@ -260,6 +281,8 @@ class Edge:
                 return Route("deny")
             if rel == _JOIN:
                 return Route("join", mount)
+            if rel == _CANCEL:
+                return Route("event", mount)
             if method == "POST" and api in mount.question_apis:
                 return Route("question", mount)
             return Route("pass", mount)
@@ -276,16 +299,24 @@ class Edge:
 
     async def _question(self, scope: dict, receive: Receive, send: Send, route: Route,
                         body: bytes) -> None:
+        fn_index = _fn_index(body) if route.kind == "join" else None
         if route.kind == "join":
-            fn_index = _fn_index(body)
             assert route.mount is not None
             if fn_index not in route.mount.events:
                 await reply(send, 404, {"detail": f"No event {fn_index!r} on this page."})
                 return
-            if fn_index not in route.mount.question_events:
+        ip = self.client(scope)
+        if route.mount is not None:  # an event entering (or cancelling one in) a page's queue
+            refusal = self.admission.admit_event(ip, self.queued(ip))
+            if refusal is not None:
+                await reply(send, 429, rate_limited_body(refusal.retry_after_s),
+                            {"retry-after": str(refusal.retry_after_s)})
+                return
+            send = _busy_instead_of_503(send)
+            if route.kind == "event" or (route.kind == "join" and fn_index
+                                         not in route.mount.question_events):
                 await self.app(scope, receive, send)
                 return
-        ip = self.client(scope)
         refusal = self.admission.admit(ip)
         if refusal is not None:
             await reply(send, 429, rate_limited_body(refusal.retry_after_s),
@@ -298,6 +329,12 @@ class Edge:
                 self.admission.release(ip)
             return
         await self.app(scope, receive, self._release_on_error(send, ip))
+
+    def queued(self, ip: str) -> int:
+        """Return how many events the client has waiting or running in the pages' queues."""
+        trusted = self.settings.trusted_proxies
+        return sum(1 for mount in self.mounts for event in mount.queued_events()
+                   if request_ip(getattr(event, "request", None), trusted) == ip)
 
     def _release_on_error(self, send: Send, ip: str) -> Send:
         """Return the lease at once when Gradio refuses the job (queue full, bad input)."""
@@ -371,6 +408,23 @@ def _add(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> list:
     old = [v for k, v in headers if k.lower() == b"vary"]
     merged = b", ".join([*old, value]) if old else value
     return [(k, v) for k, v in headers if k.lower() != b"vary"] + [(b"vary", merged)]
+
+
+def _busy_instead_of_503(send: Send) -> Send:
+    """Return a send() that turns Gradio's 503 (its queue is full: "Max size is 64 and size
+    is 64") into the busy answer with Retry-After."""
+    replaced = False
+
+    async def watch(message: dict) -> None:
+        nonlocal replaced
+        if message["type"] == "http.response.start" and message["status"] == 503:
+            replaced = True
+            await reply(send, 503, busy_body(), {"retry-after": str(BUSY_RETRY_S)})
+            return
+        if not replaced:
+            await send(message)
+
+    return watch
 
 
 def _header(scope: dict, name: bytes) -> str:
