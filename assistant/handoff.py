@@ -19,8 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import queue
 import re
 import threading
 import time
@@ -46,6 +48,11 @@ MAX_REPLY = 4000
 #: Loose on purpose: one @, no spaces or markup characters, a dot in the domain.
 EMAIL = re.compile(r"[^@\s<>()\[\]\\,;:\"']+@[^@\s<>()\[\]\\,;:\"']+\.[^@\s<>()\[\]\\,;:\"'.]+")
 THANKS = "Thank you: our support team has your question{reply}."
+#: Webhook deliveries made at once, and waiting at most; a request beyond them is stored (it
+#: is in the inbox) but not sent, and its row says so.
+WEBHOOK_WORKERS = 2
+WEBHOOK_BACKLOG = 100
+NOT_SENT = "not sent: too many webhook deliveries waiting"
 
 
 class HandoffError(ValueError):
@@ -78,7 +85,7 @@ class Handoff:
     reply: str = ""
     answered_by: str = ""
     answered_at: str = ""
-    webhook_status: str = ""  # "" (no webhook), "pending", "sent (HTTP 200)", "failed: ..."
+    webhook_status: str = ""  # "", "pending", "sent (HTTP 200)", "failed: ...", NOT_SENT
 
     def payload(self) -> dict[str, Any]:
         """Return the JSON object the webhook receives."""
@@ -166,6 +173,56 @@ class Webhook:
         return f"failed after {self.attempts} attempt{plural}: {reason}"[:300]
 
 
+class DeliveryPool:
+    """A few daemon threads working through a bounded backlog of deliveries.
+
+    A slow or hanging webhook ties up `workers` threads, never one per request; once
+    `backlog` deliveries wait, `submit` refuses more instead of queueing without end.
+
+    Example:
+        >>> pool = DeliveryPool(workers=2, backlog=100)
+        >>> pool.submit(print, "sent")
+        True
+    """
+
+    def __init__(self, workers: int = WEBHOOK_WORKERS, backlog: int = WEBHOOK_BACKLOG,
+                 idle_s: float = 60.0):
+        self.workers = max(1, workers)
+        self.idle_s = idle_s
+        self._jobs: queue.Queue[tuple[Any, tuple[Any, ...]]] = queue.Queue(max(1, backlog))
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Any, *args: Any) -> bool:
+        """Queue a call for a worker; return False (and drop it) when the backlog is full."""
+        with self._lock:  # one lock for starting, queueing and retiring: no job is stranded
+            try:
+                self._jobs.put_nowait((job, args))
+            except queue.Full:
+                return False
+            while len(self._threads) < self.workers:
+                thread = threading.Thread(target=self._work, daemon=True,
+                                          name=f"handoff-webhook-{len(self._threads) + 1}")
+                self._threads.append(thread)
+                thread.start()
+        return True
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job, args = self._jobs.get(timeout=self.idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():  # idle: the next submit starts a thread again
+                        self._threads.remove(threading.current_thread())
+                        return
+                continue
+            try:
+                job(*args)
+            except Exception:  # a job records its own failure; this is a last resort
+                log.exception("a webhook delivery crashed")
+
+
 class RequestLog(Protocol):
     """Where an Inbox keeps requests: the log (`handoff_log.HandoffLog`, `store.Store`)."""
 
@@ -189,6 +246,7 @@ class Inbox:
         self.settings = settings
         self.webhook = webhook or (Webhook(settings.handoff_webhook)
                                    if settings.handoff_webhook else None)
+        self.deliveries = DeliveryPool(WEBHOOK_WORKERS, WEBHOOK_BACKLOG)
 
     def submit(self, question: Any, email: Any = None, history: Any = None, *,
                session: Any = "", page: Any = "") -> Handoff:
@@ -197,9 +255,10 @@ class Inbox:
                            max_question_chars=self.settings.max_question_chars)
         handoff = self.store.add_handoff(request,
                                          webhook_status="pending" if self.webhook else "")
-        if self.webhook is not None:
-            threading.Thread(target=self._notify, args=(handoff,), daemon=True,
-                             name=f"handoff-webhook-{handoff.id}").start()
+        if self.webhook is not None and not self.deliveries.submit(self._notify, handoff):
+            log.warning("handoff %d: %s", handoff.id, NOT_SENT)
+            self.store.set_webhook_status(handoff.id, NOT_SENT)
+            handoff = dataclasses.replace(handoff, webhook_status=NOT_SENT)
         return handoff
 
     def _notify(self, handoff: Handoff) -> None:

@@ -202,6 +202,61 @@ def test_webhook_down_still_thanks_the_visitor_and_keeps_the_row(fake_bot, store
     assert row.question == "Is RoCE lossless?" and row.status == "open"
 
 
+def test_webhook_deliveries_run_in_a_small_pool_with_a_bounded_backlog(fake_bot, store,
+                                                                       monkeypatch):
+    import assistant.handoff as handoff_module
+
+    monkeypatch.setattr(handoff_module, "WEBHOOK_WORKERS", 2, raising=False)
+    monkeypatch.setattr(handoff_module, "WEBHOOK_BACKLOG", 3, raising=False)
+    release, received = threading.Event(), []
+
+    class Stuck(http.server.BaseHTTPRequestHandler):  # a receiver that hangs until told
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            received.append(self.rfile.read(int(self.headers["content-length"])))
+            release.wait(30)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stuck)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        def webhook_threads() -> set[threading.Thread]:
+            return {t for t in threading.enumerate() if t.name.startswith("handoff-webhook")}
+
+        before = webhook_threads()  # other tests' idle workers
+        inbox = Inbox(store, fake_bot.settings, webhook=Webhook(url, attempts=1, timeout_s=30))
+        handoffs = [inbox.submit(f"Question {i}?") for i in range(12)]
+        _wait_for(lambda: len(received) == 2)
+        time.sleep(0.3)
+        statuses = [store.handoff(h.id).webhook_status for h in handoffs]
+        assert len(webhook_threads() - before) <= 2, len(webhook_threads() - before)
+        assert len(received) == 2  # two deliveries at once, three waiting, the rest not sent
+        assert statuses.count("pending") == 5, statuses
+        assert sum(s.startswith("not sent: too many") for s in statuses) == 7, statuses
+        release.set()
+        assert _wait_for(lambda: sum(store.handoff(h.id).webhook_status == "sent (HTTP 204)"
+                                     for h in handoffs) == 5)
+        assert len(store.handoffs()) == 12  # every request is in the inbox either way
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_idle_delivery_threads_end_and_start_again():
+    from assistant.handoff import DeliveryPool
+
+    pool, done = DeliveryPool(workers=2, backlog=4, idle_s=0.1), []
+    assert pool.submit(done.append, 1)
+    _wait_for(lambda: done == [1] and not pool._threads)  # idle: no thread is kept
+    assert pool.submit(done.append, 2)
+    _wait_for(lambda: done == [1, 2])
+
+
 def test_webhook_reports_http_errors_and_bad_urls():
     assert Webhook("http://", attempts=1).deliver({}).startswith("failed after 1 attempt:")
 
