@@ -110,6 +110,13 @@ def test_a_global_brake_on_failed_logins():
     guard = LoginGuard("s3cret", max_failures=5, max_global_failures=6, window_s=300)
     for i in range(6):
         assert not guard.check("admin", "guess", f"ip{i}", now=float(i))
-    assert guard.retry_after("ip99", now=10.0) == pytest.approx(290.0)
-    assert not guard.check("admin", "s3cret", "ip99", now=10.0)  # everyone waits
-    assert guard.check("admin", "s3cret", "ip99", now=301.0)
+    # Braked: every client that failed recently waits, even with the right password...
+    assert guard.retry_after("ip0", now=10.0) == pytest.approx(290.0)
+    assert not guard.check("admin", "s3cret", "ip0", now=10.0)
+    # ...but a client with no recent failure may try: the right password gets in,
+    assert guard.retry_after("ip99", now=10.0) == 0.0
+    assert guard.check("admin", "s3cret", "ip99", now=10.0)
+    # and one wrong guess from it is enough to brake it too.
+    assert not guard.check("admin", "guess", "ip98", now=11.0)
+    assert guard.retry_after("ip98", now=12.0) == pytest.approx(289.0)
+    assert guard.check("admin", "s3cret", "ip0", now=301.0)  # the window has passed

@@ -473,16 +473,22 @@ def test_the_console_token_is_not_readable_and_a_session_can_end(site):
     assert after.status_code == 401
 
 
-def test_a_global_brake_stops_guessing_from_many_clients(bot, tmp_path):
+def test_a_global_brake_stops_guessing_from_many_clients_not_the_admin(bot, tmp_path):
     settings = bot.settings.replace(admin_password="s3cret-pass", login_brake=10,
                                     trusted_proxies="127.0.0.1")
     with serve(create_app(bot, Store(tmp_path / "g.sqlite3"), settings=settings)) as base:
         with httpx.Client(base_url=base, timeout=30) as http:
             guesses = [http.post("/admin/login", data={"username": "admin", "password": "x"},
                                  headers=_client_headers(110 + i)) for i in range(10)]
-            braked = _login(http, 130)  # a new client, the right password
-    assert all(g.status_code == 401 for g in guesses)
-    assert braked.status_code == 429 and int(braked.headers["retry-after"]) > 0
+            guesser = _login(http, 110)  # a client that guessed: braked, right password or not
+            another = http.post("/admin/login", data={"username": "admin", "password": "y"},
+                                headers=_client_headers(131))  # one wrong guess, braked at once
+            admin = _login(http, 130)  # no recent failure and the right password: let in
+    # The tenth failure puts the brake on: its own client is told to wait at once.
+    assert [g.status_code for g in guesses] == [401] * 9 + [429]
+    assert guesser.status_code == 429 and int(guesser.headers["retry-after"]) > 0
+    assert another.status_code == 429 and int(another.headers["retry-after"]) > 0
+    assert admin.status_code == 200
 
 
 def test_the_log_and_the_salt_are_private(tmp_path):

@@ -69,12 +69,14 @@ class ConsoleAuth:
 
     def login(self, username: str, password: str, client: str) -> tuple[str | None, float]:
         """Return (session token, 0) for the right credentials; (None, seconds to wait) if
-        the client or everyone is braked; (None, 0) for wrong credentials."""
+        the client is braked (its own failures, or failures from everywhere and one of its
+        own); (None, 0) for wrong credentials."""
         wait = self.guard.retry_after(client)
         if wait > 0:
             return None, wait
         if not (self.password and self.guard.check(username, password, client)):
-            return None, 0.0
+            # A wrong guess while everyone is braked makes this client wait at once.
+            return None, self.guard.retry_after(client) if self.guard.braking() else 0.0
         token = secrets.token_urlsafe(32)
         with self._lock:
             if len(self._sessions) >= MAX_SESSIONS:
