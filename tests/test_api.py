@@ -128,12 +128,13 @@ def test_the_openapi_schema_describes_the_endpoint(api):
 
 # -- numbers JSON cannot carry back (issue 21, item 2) -----------------------------------------
 
-@pytest.fixture
-def fast_api(fake_bot, tmp_path):
+@pytest.fixture(scope="module")
+def fast_api(fake_bot, tmp_path_factory):
     from fastapi.testclient import TestClient
 
     settings = fake_bot.settings.replace(rate_limit_per_minute=1000)
-    app = create_app(fake_bot, Store(tmp_path / "log.sqlite3"), settings=settings)
+    app = create_app(fake_bot, Store(tmp_path_factory.mktemp("fast") / "log.sqlite3"),
+                     settings=settings)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 

@@ -24,21 +24,29 @@ STAFF = json.dumps({"question": QUESTION, "answer": ANSWER, "slug": "infiniband"
                     "publish": False})
 
 
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "log.sqlite3")
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return Store(tmp_path_factory.mktemp("auth") / "log.sqlite3")
 
 
-@pytest.fixture
-def console(fake_bot, store):
-    """A signed-in client of the app, and its CSRF token ("" before there was one)."""
+@pytest.fixture(scope="module")
+def app(fake_bot, store):
+    """The app with the console on (one for the module: building it takes a second)."""
     settings = fake_bot.settings.replace(admin_password=PASSWORD, rate_limit_per_minute=1000)
-    with TestClient(create_app(fake_bot, store, settings=settings), base_url=ORIGIN,
-                    raise_server_exceptions=False) as client:
+    return create_app(fake_bot, store, settings=settings)
+
+
+@pytest.fixture
+def console(app, store):
+    """A client signed in afresh, and its CSRF token ("" before there was one); the test
+    must leave no staff answer behind."""
+    with TestClient(app, base_url=ORIGIN, raise_server_exceptions=False) as client:
         login = client.post("/admin/login", data={"username": "admin", "password": PASSWORD})
         assert login.status_code == 200
         csrf = client.get("/admin/csrf")
         yield client, (csrf.json()["token"] if csrf.status_code == 200 else "")
+    for entry in store.staff_entries():
+        store.delete_staff_entry(entry.id)
 
 
 def _post(client, path, body=STAFF, **headers):
@@ -83,7 +91,7 @@ def test_a_change_from_another_origin_is_refused(console, store, headers):
 
 
 @pytest.mark.parametrize("token", [None, "", "forged", "other-session"])
-def test_a_change_without_the_sessions_token_is_refused(console, store, fake_bot, token):
+def test_a_change_without_the_sessions_token_is_refused(console, store, token):
     client, right = console
     if token == "other-session":  # a token valid for another sign-in is not this one's
         other = TestClient(client.app, base_url=ORIGIN)

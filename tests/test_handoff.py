@@ -441,21 +441,28 @@ HUGE = "99999999999999999999999"
     ("/admin/inbox/1/answer", b'{"reply": "ye'),
     ("/admin/inbox/forget", b'{"email": '),
 ])
-def test_odd_console_input_gets_a_clear_4xx_not_a_500(fake_bot, store, path, body):
-    from fastapi.testclient import TestClient
-
-    from assistant.web.app import create_app
-
-    settings = fake_bot.settings.replace(admin_password=PASSWORD)
-    with TestClient(create_app(fake_bot, store, settings=settings), base_url="https://testserver",
-                    raise_server_exceptions=False) as client:
-        headers = _login(client)
-        response = client.post(path, content=body,
-                               headers={**headers, "content-type": "application/json"})
+def test_odd_console_input_gets_a_clear_4xx_not_a_500(odd_console, path, body):
+    client, headers, store = odd_console
+    response = client.post(path, content=body,
+                           headers={**headers, "content-type": "application/json"})
     assert 400 <= response.status_code < 500, (response.status_code, response.text)
     assert response.headers["content-type"].startswith("application/json")
     assert set(response.json()) & {"detail", "error"}
     assert store.staff_entries() == [] and store.handoffs() == []
+
+
+@pytest.fixture(scope="module")
+def odd_console(fake_bot, tmp_path_factory):
+    """A signed-in client of one app for the module, its console headers and its store."""
+    from fastapi.testclient import TestClient
+
+    from assistant.web.app import create_app
+
+    store = Store(tmp_path_factory.mktemp("odd") / "log.sqlite3")
+    settings = fake_bot.settings.replace(admin_password=PASSWORD)
+    with TestClient(create_app(fake_bot, store, settings=settings), base_url="https://testserver",
+                    raise_server_exceptions=False) as client:
+        yield client, _login(client), store
 
 
 # -- the console's inbox -----------------------------------------------------------------------
