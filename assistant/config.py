@@ -78,7 +78,9 @@ class Settings:
                                           "Questions per minute per visitor (client IP), "
                                           "counted across the chat, widget and APIs; 0 disables.")
     trusted_proxies: str = _setting("", "ASSISTANT_TRUSTED_PROXIES",
-                                    "Comma-separated proxy IPs whose X-Forwarded-For is trusted.")
+                                    "Comma-separated proxy IPs whose X-Forwarded-For, "
+                                    "X-Forwarded-Host and X-Forwarded-Proto are believed "
+                                    "(from anyone else they are ignored).")
     allowed_origins: str = _setting("", "ASSISTANT_ALLOWED_ORIGINS",
                                     "Comma-separated origins allowed to embed the widget and "
                                     "call the API from a browser; empty = same origin only.")
@@ -110,10 +112,12 @@ class Settings:
                                             "Hours a console sign-in lasts.")
     login_brake: int = _setting(30, "ASSISTANT_LOGIN_BRAKE",
                                 "Failed console sign-ins from all clients in 5 minutes after "
-                                "which every sign-in waits (5 per client in any case).")
+                                "which every client that failed recently waits (5 per client "
+                                "in any case); the right password from a client with no "
+                                "recent failure still signs in.")
     header_timeout_s: float = _setting(10.0, "ASSISTANT_HEADER_TIMEOUT",
-                                       "Seconds a client has to send a request's headers; "
-                                       "slower connections are closed.")
+                                       "Seconds a client has to send a request's headers, and "
+                                       "then its body; slower connections are closed.")
     keep_alive_s: int = _setting(5, "ASSISTANT_KEEP_ALIVE_TIMEOUT",
                                  "Seconds an idle keep-alive connection is kept open.")
     queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
