@@ -102,3 +102,14 @@ def test_the_policy_names_scripts_only_from_this_origin():
                          (b"x-forwarded-host", b"evil.example")]}
     assert public_origin(scope, "") == "http://assistant.example.com"
     assert public_origin(scope, "10.0.0.2") == "https://evil.example"
+
+
+def test_the_readme_gives_static_hosts_the_frame_ancestors_header():
+    """A static page's <meta> CSP cannot carry frame-ancestors: the README's static-hosting
+    section gives the header for nginx and Caddy."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Static export"):readme.index("## The support console")]
+    assert '''add_header Content-Security-Policy "frame-ancestors 'self'" always;''' in section
+    assert '''Content-Security-Policy "frame-ancestors 'self'"''' in section.split("```caddy")[1]

@@ -481,8 +481,16 @@ def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
         # Signing out ends the session: the same cookie no longer opens the console.
         assert http.get("/admin/logout").status_code == 303
         assert http.get("/admin/config").status_code == 401
-    admin = _client(base + "/admin/", auth=("admin", ADMIN_PASSWORD),
-                    download_files=str(tmp_path))
+    # A script reads the console's tables through Gradio's API as the page does: with its
+    # session, from the console's origin, with the session's CSRF token (see test_auth.py).
+    with httpx.Client(base_url=base, timeout=30) as http:
+        signed_in = http.post("/admin/login", data={"username": "admin",
+                                                    "password": ADMIN_PASSWORD},
+                              headers={"accept": "application/json"})
+        session = http.cookies["assistant-console"]
+    admin = _client(base + "/admin/", download_files=str(tmp_path), headers={
+        "Cookie": f"assistant-console={session}", "Origin": base,
+        "X-CSRF-Token": signed_in.json()["csrf"]})
     recent, gaps, feedback, terms, staff, inbox = admin.predict(api_name="/refresh")
     assert recent["headers"][:3] == ["id", "created", "question"]
     assert any("toaster" in str(row[2]) for row in recent["data"])

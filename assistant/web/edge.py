@@ -386,7 +386,6 @@ class Edge:
         return patch_html(send_with_headers, lambda body: add_nonce(body, nonce),
                           when=lambda headers: b"content-security-policy" not in headers)
 
-
     def _log_access(self, scope: dict, status: int, started: float) -> None:
         if not access_log.isEnabledFor(logging.INFO):
             return
