@@ -177,7 +177,8 @@ class DeliveryPool:
     """A few daemon threads working through a bounded backlog of deliveries.
 
     A slow or hanging webhook ties up `workers` threads, never one per request; once
-    `backlog` deliveries wait, `submit` refuses more instead of queueing without end.
+    `workers + backlog` deliveries are running or waiting, `submit` refuses more instead of
+    queueing without end.
 
     Example:
         >>> pool = DeliveryPool(workers=2, backlog=100)
@@ -189,17 +190,19 @@ class DeliveryPool:
                  idle_s: float = 60.0):
         self.workers = max(1, workers)
         self.idle_s = idle_s
-        self._jobs: queue.Queue[tuple[Any, tuple[Any, ...]]] = queue.Queue(max(1, backlog))
+        # Deliveries accepted and not finished (running or waiting): at most workers + backlog,
+        # whichever thread happens to be quicker.
+        self._slots = threading.BoundedSemaphore(self.workers + max(0, backlog))
+        self._jobs: queue.Queue[tuple[Any, tuple[Any, ...]]] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
     def submit(self, job: Any, *args: Any) -> bool:
         """Queue a call for a worker; return False (and drop it) when the backlog is full."""
+        if not self._slots.acquire(blocking=False):
+            return False
         with self._lock:  # one lock for starting, queueing and retiring: no job is stranded
-            try:
-                self._jobs.put_nowait((job, args))
-            except queue.Full:
-                return False
+            self._jobs.put_nowait((job, args))
             while len(self._threads) < self.workers:
                 thread = threading.Thread(target=self._work, daemon=True,
                                           name=f"handoff-webhook-{len(self._threads) + 1}")
@@ -221,6 +224,8 @@ class DeliveryPool:
                 job(*args)
             except Exception:  # a job records its own failure; this is a last resort
                 log.exception("a webhook delivery crashed")
+            finally:
+                self._slots.release()
 
 
 class RequestLog(Protocol):

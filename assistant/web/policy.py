@@ -49,7 +49,7 @@ def cache_headers(path: str, html: bool) -> dict[str, str]:
     """Return the cache rules of a response, by path and whether it is an HTML page."""
     if path == "/admin" or path.startswith("/admin/") or html:
         return {"cache-control": "no-store"}
-    if path.endswith(("/config", "/gradio_api/info")) or path in ("/config", "/gradio_api/info"):
+    if path.rstrip("/").endswith(("/config", "/gradio_api/info")):
         return {"vary": "X-Forwarded-Host, X-Forwarded-Proto"}
     return {}
 
