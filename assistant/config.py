@@ -81,13 +81,23 @@ class Settings:
                                           "Questions per minute per visitor (client IP), "
                                           "counted across the chat, widget and APIs; 0 disables.")
     trusted_proxies: str = _setting("", "ASSISTANT_TRUSTED_PROXIES",
-                                    "Comma-separated proxy IPs whose X-Forwarded-For is trusted.")
+                                    "Comma-separated proxy IPs whose X-Forwarded-For, "
+                                    "X-Forwarded-Host and X-Forwarded-Proto are believed "
+                                    "(from anyone else they are ignored).")
     allowed_origins: str = _setting("", "ASSISTANT_ALLOWED_ORIGINS",
                                     "Comma-separated origins allowed to embed the widget and "
                                     "call the API from a browser; empty = same origin only.")
     max_concurrent_per_ip: int = _setting(4, "ASSISTANT_MAX_CONCURRENT_PER_IP",
                                           "Questions one visitor may have waiting or being "
                                           "answered at once; more get HTTP 429.")
+    event_rate_limit: int = _setting(120, "ASSISTANT_EVENT_RATE_LIMIT",
+                                     "Events per minute per visitor entering the pages' "
+                                     "queues (questions, page loads, thumbs, new chat ...); "
+                                     "more get HTTP 429; 0 disables.")
+    max_queued_per_ip: int = _setting(8, "ASSISTANT_MAX_QUEUED_PER_IP",
+                                      "Events of any kind one visitor may have waiting or "
+                                      "running in the pages' queues at once; more get HTTP "
+                                      "429; 0 disables.")
     max_request_bytes: int = _setting(65536, "ASSISTANT_MAX_REQUEST_BYTES",
                                       "Largest request body accepted; a bigger one gets HTTP "
                                       "413 before it is read.")
@@ -105,10 +115,12 @@ class Settings:
                                             "Hours a console sign-in lasts.")
     login_brake: int = _setting(30, "ASSISTANT_LOGIN_BRAKE",
                                 "Failed console sign-ins from all clients in 5 minutes after "
-                                "which every sign-in waits (5 per client in any case).")
+                                "which every client that failed recently waits (5 per client "
+                                "in any case); the right password from a client with no "
+                                "recent failure still signs in.")
     header_timeout_s: float = _setting(10.0, "ASSISTANT_HEADER_TIMEOUT",
-                                       "Seconds a client has to send a request's headers; "
-                                       "slower connections are closed.")
+                                       "Seconds a client has to send a request's headers, and "
+                                       "then its body; slower connections are closed.")
     keep_alive_s: int = _setting(5, "ASSISTANT_KEEP_ALIVE_TIMEOUT",
                                  "Seconds an idle keep-alive connection is kept open.")
     queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
@@ -167,7 +179,8 @@ class Settings:
             raise SettingsError("max_request_bytes must be at least 4096")
         if self.mcp not in (0, 1):
             raise SettingsError("ASSISTANT_MCP must be 0 (off) or 1 (on)")
-        for name in ("retention_days", "max_concurrent_per_ip", "login_brake"):
+        for name in ("retention_days", "max_concurrent_per_ip", "login_brake",
+                     "event_rate_limit", "max_queued_per_ip"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in ("console_session_hours", "header_timeout_s"):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 from starlette.routing import Route
@@ -32,17 +33,11 @@ from ..overview import health_of
 from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
-from .api import JsonApi
+from .api import JsonApi, validation_problem
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import (
-    Console,
-    export_routes,
-    inbox_routes,
-    overview_routes,
-    page_titles,
-    staff_routes,
-)
+from .console import Console, page_titles
+from .console_api import export_routes, inbox_routes, overview_routes, staff_routes
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -79,7 +74,8 @@ class Services:
         store = store if store is not None else Store(settings.log_db,
                                                       settings.max_question_chars)
         admission = Admission(RateLimiter(settings.rate_limit_per_minute),
-                              ConcurrencyCap(settings.max_concurrent_per_ip))
+                              ConcurrencyCap(settings.max_concurrent_per_ip),
+                              RateLimiter(settings.event_rate_limit), settings.max_queued_per_ip)
         auth = None
         if settings.admin_password:
             guard = LoginGuard(settings.admin_password,
@@ -175,6 +171,8 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     running: list[Any] = []  # what runs as long as the app (the MCP endpoint's sessions)
     app = FastAPI(title=TITLE, version="1", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json", lifespan=lifespan_for(services, running))
+    # 422 naming the field for any input, NaN and 1e400 included (never a 500).
+    app.add_exception_handler(RequestValidationError, validation_problem)
     api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
     _site_routes(app, assistant)
@@ -186,10 +184,12 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                        allow_headers=["*"], allow_credentials=False)
     if services.console_auth is not None:
-        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN)
+        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN,
+                           trusted_proxies=settings.trusted_proxies)
     # Added last, so outermost: every request and response passes it first.
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
-                       settings=settings, router=app.router, questions=QUESTION_ROUTES)
+                       settings=settings, router=app.router, questions=QUESTION_ROUTES,
+                       hash_ip=services.store.hash_ip)
     return app
 
 

@@ -188,11 +188,13 @@ def parse_origins(allowed_origins: str) -> list[str]:
     return [o.strip().rstrip("/") for o in allowed_origins.split(",") if o.strip()]
 
 
-def security_headers(path: str, origins: list[str]) -> dict[str, str]:
-    """Return the headers every response gets: who may frame it, and no remote images."""
-    ancestors = "'self'" if path.startswith("/admin") else " ".join(["'self'", *origins])
+def security_headers(path: str, origins: list[str], nonce: str = "") -> dict[str, str]:
+    """Return the headers every response gets: its content security policy (who may frame
+    it, scripts only from this origin or carrying the nonce; see `policy`), no sniffing."""
+    from .policy import content_security_policy
+
     return {
-        "content-security-policy": f"frame-ancestors {ancestors}; img-src 'self' data: blob:",
+        "content-security-policy": content_security_policy(path, origins, nonce),
         "x-content-type-options": "nosniff",
         "referrer-policy": "strict-origin-when-cross-origin",
     }
