@@ -26,14 +26,12 @@ from .compose import (
     is_manipulation,
     lead_sentence,
     templates,
-    wants_comparison,
 )
 from .config import Settings
+from .followup import FollowUps
 from .inputs import Message, clean_history, clean_text
 from .intent import Intent, Shape, classify, negated
 from .learned import YES_NO_AT, NoLearning
-from .polarity import qualifiers
-from .retrieve import MEASURES
 from .text import MARKER
 
 if TYPE_CHECKING:
@@ -46,18 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
-                      re.I)
-# "does RoCE need one too?": an object "one" stands for the previous turn's thing, never for
-# the term named in the same clause.
-_ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|get|want)"
-                  r"\s+(one|ones)\b(?!\s+of\b)", re.I)
-# "what about the latency?" after RDMA: a measure asked of the previous turn's thing.
-_ABOUT = re.compile(r"^(and|so|ok(ay)?,?)?\s*(what|how)\s+about\b|^and\s+(the|its)\s+\w+\s*\??$",
-                    re.I)
-#: "and for 800g?", "what about the B200?", "same for gen6": one attribute, asked again.
-_ATTRIBUTE = re.compile(r"^(and|so|ok(ay)?|but)?,?\s*(what|how)?\s*(about|for|with|on|at|"
-                        r"same\s+for)\s+(the\s+|an?\s+)?(?P<what>[\w./ -]{2,24}?)\s*\??$", re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -247,78 +233,22 @@ class Assistant:
             return Turn(calculation, question, retrieval, timings)
         return Turn(self._compose(question, retrieval, timings), question, retrieval, timings)
 
-    def _ask_again(self, q: Question) -> Question:
-        """A short follow-up that changes one attribute ("and for 800g?", "what about B200?")
-        asks the previous question of it: the previous question with that attribute put in
-        place of its own ("how much is a 400g optic" -> "how much is a 800g optic")."""
-        previous = next((m.content for m in reversed(q.history) if m.role == "user"), None)
-        match = _ATTRIBUTE.match(q.text)
-        if previous is None or match is None:
-            return q
-        new = match.group("what").strip()
-        asked = qualifiers(new)
-        if not asked:
-            return q
-        old = [w for w in re.findall(r"[\w./-]+", previous)
-               if qualifiers(w) and _same_kind(next(iter(qualifiers(w))), next(iter(asked)))]
-        text = (previous.replace(old[0], new, 1) if old
-                else f"{previous.rstrip(' ?')} for {new}")
-        again = self._understand(text, q.history, q.page)
-        return Question(text=again.text, history=q.history, page=q.page, terms=again.terms,
-                        subject=again.subject or q.subject, compare=again.compare)
-
     def _understand(self, text: str, history: list[Message], page: str | None) -> Question:
         """Find the terms a question names and resolve its subject and comparison."""
-        terms = self._terms(text)
-        subject, compare = self._resolve(text, terms, history, page)
+        follow = FollowUps(self.corpus, self.retriever.terms)
+        terms = follow.terms(text)
+        subject, compare = follow.resolve(text, terms, history, page)
         return Question(text=text, history=history, page=page, terms=terms, subject=subject,
                         compare=compare)
 
-    def _terms(self, text: str) -> list[str]:
-        slugs: list[str] = []
-        for match in self.retriever.terms.find(text):
-            if match.slug not in slugs:
-                slugs.append(match.slug)
-        return slugs
-
-    def _resolve(self, q: str, terms: list[str], history: list[Message], page: str | None
-                 ) -> tuple[str | None, list[str]]:
-        """Work out what the question is about: its own terms, the history's, or the page's."""
-        pronoun = _PRONOUN.search(q)
-        elliptic = bool(pronoun) or len(q.split()) <= 4
-        previous = self._previous_subject(history, page)
-        glossary = [t for t in terms if self.corpus.pages[t].kind == "glossary"]
-        compare: list[str] = []
-        if wants_comparison(q):
-            candidates = list(glossary)
-            if len(candidates) == 1 and elliptic and previous and previous not in candidates:
-                candidates.insert(0, previous)
-            if len(candidates) >= 2:
-                compare = candidates[:2]
-        named = (glossary or terms or [None])[0]
-        if named is None:
-            # "does it work between servers too?": the previous turn's term. A longer
-            # question with no term keeps the previous term only as a hint (see _retrieve).
-            return (previous if elliptic else None), compare
-        if (previous and previous not in glossary and _ABOUT.search(q)
-                and all(t in MEASURES for t in glossary)):
-            return previous, compare
-        first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
-        # A pronoun that cannot mean the term named here means the previous one: "does it
-        # work on RoCE too?" after SHARP ("it" comes before RoCE), "does RoCE need one too?".
-        refers_back = (pronoun and pronoun.start() < first_term) or _ONE.search(q)
-        if previous and previous not in terms and refers_back:
-            return previous, compare
-        return named, compare
-
-    def _previous_subject(self, history: list[Message], page: str | None) -> str | None:
-        for message in reversed(history):
-            if message.role == "user" and (terms := self._terms(message.content)):
-                return terms[0]
-        for message in reversed(history):
-            if terms := self._terms(message.content):
-                return terms[0]
-        return page
+    def _ask_again(self, q: Question) -> Question:
+        """"And for 800g?": the previous question asked of the new attribute (followup.py)."""
+        text = FollowUps(self.corpus, self.retriever.terms).ask_again(q.text, q.history)
+        if text is None:
+            return q
+        again = self._understand(text, q.history, q.page)
+        return Question(text=again.text, history=q.history, page=q.page, terms=again.terms,
+                        subject=again.subject or q.subject, compare=again.compare)
 
     def _calculate(self, q: Question, timings: dict[str, float]) -> Answer | None:
         """Answer a calculation (or ask for what it lacks); None when it is not one."""
@@ -353,7 +283,8 @@ class Assistant:
             # A follow-up with no term and no pronoun ("how do you make the bubble
             # smaller"): search with the previous term as a hint; scope is still judged on
             # how close the best passage is.
-            hint = self._previous_subject(q.history, q.page)
+            hint = FollowUps(self.corpus, self.retriever.terms).previous_subject(
+                q.history, q.page)
             subjects = (hint,) if hint else ()
         if hint and hint not in q.terms:
             query = f"{q.text} ({self.corpus.pages[hint].title})"
@@ -470,18 +401,6 @@ class Assistant:
                 self.retriever.maybe_refresh()
             except Exception:
                 log.warning("could not check the index for changes", exc_info=True)
-
-
-def _same_kind(a: str, b: str) -> bool:
-    """True if two qualifiers are of one kind: two speeds ("400g", "800g"), or two names
-    whose letters agree up to the digits ("h100", "b200"; "gen5", "gen6"; "v1", "v2")."""
-    speed = re.compile(r"^\d+g$")
-    if speed.match(a) or speed.match(b):
-        return bool(speed.match(a) and speed.match(b))
-    letters = re.compile(r"^[a-z]+")
-    la, lb = letters.match(a), letters.match(b)
-    return bool(la and lb) and (la.group(0) == lb.group(0) or len(la.group(0)) == len(
-        lb.group(0)) == 1)
 
 
 def _merge(first: Answer, second: Answer) -> Answer:
