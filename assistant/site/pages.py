@@ -278,9 +278,12 @@ class Site:
         """Return what a page shows of a result: the chat's summary, method and working."""
         words = _calculation_words()
         result = outcome.result
+        # "Prices ... are the inputs you gave" only where a price is one of them.
+        priced = any("price" in f.name for f in self.forms[name].all_fields())
         return {"summary": result.summary, "method": words["method"],
                 "formula": result.formula, "working": list(result.working),
-                "note": words["note"], "question": self.forms[name].question(outcome.args)}
+                "note": words["note"] if priced else words["note_no_prices"],
+                "question": self.forms[name].question(outcome.args)}
 
     def api(self, slug: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], int] | None:
         """Run a calculator for the page's script; return JSON and a status, None if unknown."""

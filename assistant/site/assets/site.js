@@ -199,6 +199,27 @@
         });
     };
 
+    // Lists of rows (quotes): the spare rows wait behind an "Add a quote" button.
+    form.querySelectorAll("[data-add-row]").forEach(function (button) {
+      var key = button.getAttribute("data-add-row");
+      var rows = Array.prototype.slice.call(form.querySelectorAll("fieldset.row[id^='" + key + "-row-']"));
+      var left = form.querySelector("[data-rows-left='" + key + "']");
+      var update = function () {
+        var hidden = rows.filter(function (row) { return row.hidden; }).length;
+        button.hidden = hidden === 0;
+        left.textContent = hidden ? "Up to " + rows.length + " in all." : "";
+      };
+      rows.forEach(function (row) { if (row.hasAttribute("data-spare")) { row.hidden = true; } });
+      button.addEventListener("click", function () {
+        var next = rows.filter(function (row) { return row.hidden; })[0];
+        if (!next) { return; }
+        next.hidden = false;
+        next.querySelector("input").focus();
+        update();
+      });
+      update();
+    });
+
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       run();
