@@ -47,6 +47,9 @@ MAX_REPLY = 4000
 #: Loose on purpose: one @, no spaces or markup characters, a dot in the domain.
 EMAIL = re.compile(r"[^@\s<>()\[\]\\,;:\"']+@[^@\s<>()\[\]\\,;:\"']+\.[^@\s<>()\[\]\\,;:\"'.]+")
 THANKS = "Thank you: our support team has your question{reply}."
+#: Said plainly when the visitor left no email: nobody can write back.
+NO_REPLY = ("You left no email, so we cannot reply to you; the team may add the answer to "
+            "the glossary instead.")
 
 
 class HandoffError(ValueError):
@@ -126,7 +129,9 @@ def consent_note(days: int, support_email: str = "") -> str:
 
 def thanks(email: str | None) -> str:
     """Return the thank-you a visitor sees once a request is stored."""
-    return THANKS.format(reply=" and will reply by email" if email else "")
+    if email:
+        return THANKS.format(reply=" and will reply by email")
+    return THANKS.format(reply="") + " " + NO_REPLY
 
 
 # -- the webhook ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from test_browser import _shot
-from test_site_browser import PANEL_FRAME, _page, app, chromium, static_port  # noqa: F401
+from test_site_browser import PANEL_FRAME, _page, app, chromium, static_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -53,7 +53,8 @@ def test_a_percentage_is_read_and_prices_are_named_only_where_given(app, chromiu
     page.get_by_role("button", name="Calculate").click()
     note = page.locator("[data-part='note']")
     note.wait_for()
-    page.wait_for_function("() => document.querySelector(\"[data-part='note']\").textContent.length > 0")
+    page.wait_for_function(
+        "() => document.querySelector(\"[data-part='note']\").textContent.length > 0")
     assert "Prices" not in note.inner_text(), note.inner_text()
     page.context.close()
 

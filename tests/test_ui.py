@@ -263,7 +263,7 @@ def test_session_state_is_capped(bot, tmp_path):
     page = ChatPage(bot, Store(tmp_path / "log.sqlite3"), bot.settings)
     state = page.new_state()
     for i in range(40):
-        *_, (_, _, state) = page.turn(f"what is nvlink? {'x' * 5000} {i}", state, None, None)
+        *_, (_, _, state, _) = page.turn(f"what is nvlink? {'x' * 5000} {i}", state, None, None)
     assert len(state["messages"]) <= 60
     assert len(state["history"]) <= bot.settings.max_history_turns
     assert all(len(m["content"]) <= bot.settings.max_history_chars for m in state["history"])
