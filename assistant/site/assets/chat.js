@@ -90,7 +90,11 @@
   function takeToasts() {
     $$("[data-testid='toast-body']").forEach(function (toast) {
       var texts = $$("[data-testid='toast-text']", toast);
-      var text = texts.length ? texts[texts.length - 1].textContent.trim() : "";
+      // Each message once: a toast stacks the next error into itself.
+      var seen = parseInt(toast.getAttribute("data-seen") || "0", 10);
+      if (texts.length <= seen) { return; }
+      toast.setAttribute("data-seen", String(texts.length));
+      var text = texts[texts.length - 1].textContent.trim();
       var error = toast.className.indexOf("error") >= 0;
       var close = $("[data-testid='toast-close']", toast);
       if (close) { close.click(); }
