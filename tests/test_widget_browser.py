@@ -13,11 +13,13 @@ from test_browser import (
     ANSWER_LINK,
     _ask,
     _open,
+    _open_host,
     _shot,
     _wait_for,
     app,
     browser,
     console_app,
+    host_page,
     host_port,
     strict_app,
 )
@@ -255,3 +257,31 @@ def test_the_thank_you_without_an_email_says_no_reply_can_come(console_app, brow
     assert "cannot reply" in thanks.inner_text()
     _shot(tab, "widget-thanks-no-email.png", capsys, full_page=False)
     tab.context.close()
+
+
+def test_on_another_site_citations_open_in_a_new_tab_unless_the_owner_says(
+        app, host_page, browser):
+    base, _ = app
+    page, _ = _open_host(browser, host_page)
+    frame = page.frame_locator("#assistant")
+    frame.locator("#chat h3", has_text="NVLink").wait_for()
+    _ask(frame, "What is NVLink?")
+    link = frame.locator(ANSWER_LINK).first
+    link.wait_for()
+    with page.context.expect_page() as popup:
+        link.click()
+    opened = popup.value
+    opened.wait_for_load_state("load")
+    assert opened.url.startswith(base + "/glossary/nvlink")
+    assert page.url == host_page  # the embedding page stays
+    opened.close()
+    # The owner's choice: ?links=top opens citations in the embedding page's window.
+    page.evaluate("src => { document.getElementById('assistant').src = src; }",
+                  f"{base}/widget?page=nvlink&links=top")
+    frame = page.frame_locator("#assistant")
+    frame.locator("#chat .message-row.user-row", has_text="What is NVLink?").wait_for()
+    link = frame.locator(ANSWER_LINK).first
+    href = link.get_attribute("href")
+    link.click()
+    page.wait_for_url(base + href if href.startswith("/") else href)
+    page.context.close()

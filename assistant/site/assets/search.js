@@ -83,25 +83,38 @@
     }
     var results = [];
     docs.forEach(function (doc) {
-      var total = 0;
-      var where = null;
-      var whereScore = 0;
-      for (var i = 0; i < typed.length; i++) {
-        var last = i === typed.length - 1;
-        var best = 0;
-        doc.parts.forEach(function (part) {
+      // How much of the query each part holds: the sum over typed words of the best match.
+      var covers = doc.parts.map(function (part) {
+        return typed.map(function (t, i) {
           var hit = 0;
-          part.words.forEach(function (w) { hit = Math.max(hit, close(typed[i], w, last)); });
-          var score = hit * WEIGHTS[part.f];
-          if (score > best) { best = score; }
-          if (hit && part.anchor && score > whereScore) { where = part; whereScore = score; }
+          part.words.forEach(function (w) { hit = Math.max(hit, close(t, w, i === typed.length - 1)); });
+          return hit;
         });
+      });
+      var total = 0;
+      for (var i = 0; i < typed.length; i++) {
+        var best = 0;
+        for (var p = 0; p < doc.parts.length; p++) {
+          best = Math.max(best, covers[p][i] * WEIGHTS[doc.parts[p].f]);
+        }
         if (!best) { return; }  // every word must be found
         total += best;
       }
-      var phrase = words(query).join(" ");
+      var phrase = typed.join(" ");
       if (words(doc.entry.t).join(" ").indexOf(phrase) === 0) { total += 5; }
-      results.push({ entry: doc.entry, score: total, where: whereScore >= total / typed.length ? where : null });
+      // A title or alias that holds every word: the page. Otherwise the heading or question
+      // that holds most of the query, if one holds at least half of it.
+      var named = doc.parts.some(function (part, p) {
+        return (part.f === "t" || part.f === "a") && covers[p].every(Boolean);
+      });
+      var where = null;
+      var most = typed.length / 2;
+      doc.parts.forEach(function (part, p) {
+        var sum = covers[p].reduce(function (a, b) { return a + b; }, 0);
+        if (part.anchor && sum >= most && (!where || sum > most)) { where = part; most = sum; }
+      });
+      if (where) { total += most; }
+      results.push({ entry: doc.entry, score: total, where: named ? null : where });
     });
     results.sort(function (a, b) { return b.score - a.score || a.entry.t.localeCompare(b.entry.t); });
     return results.slice(0, MAX_RESULTS);

@@ -25,6 +25,12 @@
   var ready = false;
   var pending = [];
 
+  function firstButton() {
+    // The panel bar's first button on screen (the minimise button is hidden on a desktop).
+    return Array.prototype.filter.call(panel.querySelectorAll(".ask-panel-bar button"),
+      function (b) { return b.getClientRects().length > 0; })[0] || closeButton;
+  }
+
   function remember(open) {
     try { localStorage.setItem(STORE_KEY, open ? "open" : "closed"); } catch (e) { /* private mode */ }
   }
@@ -149,7 +155,7 @@
       // Shift+Tab from the panel's first button goes round to the chat's last control.
       if (event.key === "Tab" && event.shiftKey && !panel.hidden && iframe &&
           !panel.classList.contains("minimised") &&
-          document.activeElement === panel.querySelector(".ask-panel-bar button")) {
+          document.activeElement === firstButton()) {
         event.preventDefault();
         iframe.focus();
         post({ type: "focus-last" });
@@ -168,7 +174,7 @@
       } else if (data.type === "navigate" && typeof data.href === "string") {
         goTo(data.href);
       } else if (data.type === "tab-out") {
-        panel.querySelector(".ask-panel-bar button").focus();
+        firstButton().focus();
       }
     });
     var docked = fromCitation();

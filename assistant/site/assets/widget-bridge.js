@@ -53,18 +53,15 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") { tell("close"); }
-    if (event.key === "Tab" && ourSite) {
-      // The panel is a dialog: focus goes round it (the host's close button, then here).
-      var all = focusables();
-      var first = all[0];
-      var last = all[all.length - 1];
-      if (!event.shiftKey && document.activeElement === last) {
-        event.preventDefault();
-        tell("tab-out", { back: false });
-      } else if (event.shiftKey && document.activeElement === first) {
-        event.preventDefault();
-        tell("tab-out", { back: true });
-      }
+    if (event.key === "Tab" && !event.shiftKey && ourSite) {
+      // The panel is a dialog: Tab past the widget's last control goes round to the top of
+      // the panel (its bar's buttons), not on to the page behind it. (Shift+Tab from the
+      // first control reaches the bar by itself.)
+      setTimeout(function () {
+        if (document.activeElement === document.body || !document.hasFocus()) {
+          tell("tab-out");
+        }
+      }, 0);
     }
   });
 
