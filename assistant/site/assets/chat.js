@@ -239,6 +239,19 @@
         link.setAttribute("aria-label", link.title);
       }
     });
+    // Suggested questions: a group of buttons that each say what they ask (Gradio calls the
+    // row a list without list items, and each button "Select example n").
+    $$("#chat .examples[role='list'], #chat .options").forEach(function (group) {
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", group.classList.contains("options") ?
+                         "Follow-up questions" : "Suggested questions");
+    });
+    $$("#chat button.example").forEach(function (button) {
+      var text = button.textContent.trim();
+      if (button.getAttribute("aria-label") !== "Ask: " + text) {
+        button.setAttribute("aria-label", "Ask: " + text);
+      }
+    });
     // Gradio labels each message with its raw Markdown; the text itself reads better.
     $$("#chat [data-testid='bot'][aria-label], #chat [data-testid='user'][aria-label]")
       .forEach(function (el) { el.removeAttribute("aria-label"); });
