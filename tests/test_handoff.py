@@ -73,7 +73,7 @@ def _wait_for(predicate, timeout: float = 15.0):
 
 def _answered(page: ChatPage, question: str, slug: str | None = None) -> dict:
     """Ask through the chat's handler as the browser does; return the conversation's state."""
-    *_, (_, _, state, _) = page.turn(question, page.new_state(), slug, None)
+    *_, (_, _, state) = page.turn(question, page.new_state(), slug, None)
     return state
 
 

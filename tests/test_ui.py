@@ -137,8 +137,9 @@ def test_escape_markdown_keeps_answer_structure():
 
 def test_render_answer_links_markers_and_lists_sources(bot):
     md = render_answer(_cited_answer(), bot.corpus)
-    assert "[\\[1\\]](/glossary/nvlink#definition)" in md
-    assert "[\\[2\\]](/glossary/nvlink#how-it-works)" in md
+    # Each marker's link names its source (the page script makes that its accessible name).
+    assert '[\\[1\\]](/glossary/nvlink#definition "Source 1: NVLink — Definition")' in md
+    assert '[\\[2\\]](/glossary/nvlink#how-it-works "Source 2: NVLink — How it works")' in md
     assert "**Sources**" in md
     assert "1. [NVLink — Definition](/glossary/nvlink#definition)" in md
 
@@ -263,7 +264,7 @@ def test_session_state_is_capped(bot, tmp_path):
     page = ChatPage(bot, Store(tmp_path / "log.sqlite3"), bot.settings)
     state = page.new_state()
     for i in range(40):
-        *_, (_, _, state, _) = page.turn(f"what is nvlink? {'x' * 5000} {i}", state, None, None)
+        *_, (_, _, state) = page.turn(f"what is nvlink? {'x' * 5000} {i}", state, None, None)
     assert len(state["messages"]) <= 60
     assert len(state["history"]) <= bot.settings.max_history_turns
     assert all(len(m["content"]) <= bot.settings.max_history_chars for m in state["history"])

@@ -161,13 +161,12 @@ class ChatPage:
     def _turn(self, question: str, state: dict[str, Any], page: str | None, ip: str
               ) -> Iterator[tuple[Any, ...]]:
         if not question.strip():  # Enter on an empty box: nothing to answer
-            yield state["messages"], "", state, self.transcript(state)
+            yield state["messages"], "", state
             return
         shown = clip(question, self.settings.max_question_chars)
         messages = list(state["messages"]) + [user_message(shown)]
         base = len(messages)
-        keep = gr.update()  # the transcript changes once the answer is in
-        yield messages + [{"role": "assistant", "content": TYPING}], "", state, keep
+        yield messages + [{"role": "assistant", "content": TYPING}], "", state
         answer: Answer | None = None
         pieces: list[str] = []
         for piece in self.assistant.stream(question, history=state["history"], page=page):
@@ -176,7 +175,7 @@ class ChatPage:
                 break
             pieces.append(piece)
             partial = escape_markdown(" ".join(pieces), structure=True)
-            yield messages + [{"role": "assistant", "content": partial}], "", state, keep
+            yield messages + [{"role": "assistant", "content": partial}], "", state
         if answer is None:  # stream() always ends with the Answer; be safe anyway
             answer = self.assistant.ask(question, history=state["history"], page=page)
         qid = self.store.log(question, answer, session=state["conversation"], ip=ip, page=page)
@@ -185,7 +184,7 @@ class ChatPage:
         if qid is not None:
             qids.update({index: qid for index in range(base, len(messages))})
         state = self._remember(state, messages, qids, question, answer)
-        yield state["messages"], "", state, self.transcript(state)
+        yield state["messages"], "", state
 
     def retry(self, state: dict[str, Any] | None, page: str | None, request: gr.Request
               ) -> Iterator[tuple[Any, ...]]:
@@ -198,14 +197,14 @@ class ChatPage:
         turns = list(state.get("turns") or [])
         if last is None or not turns:
             self.admission.release(request_ip(request, self.settings.trusted_proxies))
-            yield state.get("messages") or [], state, gr.update()
+            yield state.get("messages") or [], state
             return
         question = turns[-1]["q"]
         qids = {i: q for i, q in state["qids"].items() if i < last}
         earlier = {**state, "messages": messages[:last], "qids": qids, "turns": turns[:-1],
                    "history": state["history"][:-2]}
-        for chat, _box, new_state, transcript in self.turn(question, earlier, page, request):
-            yield chat, new_state, transcript  # the box keeps whatever is being typed
+        for chat, _box, new_state in self.turn(question, earlier, page, request):
+            yield chat, new_state  # the box keeps whatever is being typed
 
     def on_restore(self, text: Any, state: dict[str, Any] | None) -> tuple[Any, ...]:
         """Show again the conversation the page kept for this tab (see `transcript`)."""
@@ -268,6 +267,10 @@ class ChatPage:
         each answer: an earlier thank-you goes)."""
         answered = bool((state or {}).get("history"))
         return gr.update(visible=answered), gr.update(visible=True), ""
+
+    def after_answer(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Offer the answer's actions and hand the page the transcript to keep."""
+        return (*self.support_offer(state), self.transcript(state or self.new_state()))
 
     def on_open_support(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
         """Open the ask-support form, its question filled with the visitor's last question."""
@@ -403,7 +406,7 @@ class ChatPage:
         private = {"api_visibility": "private"}
         quiet = {"show_progress": "hidden"}
         chat_in = [p["box"], p["chat"], p["page"]]
-        chat_out = [p["chatbot"], p["box"], p["chat"], p["transcript"]]
+        chat_out = [p["chatbot"], p["box"], p["chat"]]
         chip_in = [p["chat"], p["page"]]
         questions = [
             # api_name="chat": the streaming endpoint a client can call with just the question.
@@ -413,13 +416,15 @@ class ChatPage:
                                         **quiet),
             p["chatbot"].option_select(self.respond_chip, chip_in, chat_out, **private,
                                        **quiet),
-            p["retry"].click(self.retry, chip_in, [p["chatbot"], p["chat"], p["transcript"]],
-                             **private, **quiet),
+            p["retry"].click(self.retry, chip_in, [p["chatbot"], p["chat"]], **private, **quiet),
             gr.api(self.ask, api_name="ask"),
         ]
-        for dep in questions[:-1]:  # the chat's events, not the API: offer "Ask support"
-            dep.then(self.support_offer, [p["chat"]],
-                     [p["support_row"], p["ask_support"], p["thanked"]], **private, **quiet)
+        # After the chat's events (not the API's): the answer's actions, and the transcript the
+        # page keeps in the tab (its change tells the page script the answer is complete).
+        for dep in questions[:-1]:
+            dep.then(self.after_answer, [p["chat"]],
+                     [p["support_row"], p["ask_support"], p["thanked"], p["transcript"]],
+                     **private, **quiet)
         handoffs = self._wire_support(p)
         self.question_events = frozenset(dep["id"] for dep in questions + handoffs)
         comment_out = [p["pending"], p["comment"], p["comment_row"]]
