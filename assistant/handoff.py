@@ -53,6 +53,9 @@ THANKS = "Thank you: our support team has your question{reply}."
 WEBHOOK_WORKERS = 2
 WEBHOOK_BACKLOG = 100
 NOT_SENT = "not sent: too many webhook deliveries waiting"
+#: Said plainly when the visitor left no email: nobody can write back.
+NO_REPLY = ("You left no email, so we cannot reply to you; the team may add the answer to "
+            "the glossary instead.")
 
 
 class HandoffError(ValueError):
@@ -132,7 +135,9 @@ def consent_note(days: int, support_email: str = "") -> str:
 
 def thanks(email: str | None) -> str:
     """Return the thank-you a visitor sees once a request is stored."""
-    return THANKS.format(reply=" and will reply by email" if email else "")
+    if email:
+        return THANKS.format(reply=" and will reply by email")
+    return THANKS.format(reply="") + " " + NO_REPLY
 
 
 # -- the webhook ------------------------------------------------------------------------------

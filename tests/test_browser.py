@@ -232,7 +232,7 @@ def test_thumbs_down_with_a_comment_reaches_the_store(app, browser, capsys):
     assert (fb[0].rating, fb[0].comment) == (-1, "Which NICs support it?")
     page.locator("#comment-row").wait_for(state="hidden")
     # "New chat" empties the conversation and brings the suggestions back.
-    page.locator("#chat button[aria-label='New chat']").click()
+    page.locator("#new-chat").click()
     page.locator("#chat button.example").first.wait_for()
     assert page.locator(ANSWER_LINK).count() == 0
     page.context.close()

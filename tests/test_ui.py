@@ -138,8 +138,9 @@ def test_escape_markdown_keeps_answer_structure():
 
 def test_render_answer_links_markers_and_lists_sources(bot):
     md = render_answer(_cited_answer(), bot.corpus)
-    assert "[\\[1\\]](/glossary/nvlink#definition)" in md
-    assert "[\\[2\\]](/glossary/nvlink#how-it-works)" in md
+    # Each marker's link names its source (the page script makes that its accessible name).
+    assert '[\\[1\\]](/glossary/nvlink#definition "Source 1: NVLink — Definition")' in md
+    assert '[\\[2\\]](/glossary/nvlink#how-it-works "Source 2: NVLink — How it works")' in md
     assert "**Sources**" in md
     assert "1. [NVLink — Definition](/glossary/nvlink#definition)" in md
 

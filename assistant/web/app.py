@@ -87,7 +87,11 @@ class Services:
 
 def page_options(compact: bool = False) -> dict[str, Any]:
     """Return the look of a page, for mount_gradio_app() or Blocks.launch()."""
-    return {"theme": gr.themes.Default(primary_hue="blue"),
+    # The primary button one shade darker than Gradio's: white on it meets WCAG AA (4.5:1).
+    theme = gr.themes.Default(primary_hue="blue").set(
+        button_primary_background_fill="*primary_700",
+        button_primary_background_fill_hover="*primary_800")
+    return {"theme": theme,
             "css_paths": [static_path("widget.css")]
             + ([static_path("compact.css")] if compact else []),
             "footer_links": [] if compact else ["api"],
@@ -175,7 +179,7 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_exception_handler(RequestValidationError, validation_problem)
     api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
-    _site_routes(app, assistant)
+    _site_routes(app, assistant, services.store)
     if settings.mcp:
         running.append(mount_mcp(app, assistant, services, api.limiter))
     policies = _mount_pages(app, assistant, services)
@@ -205,10 +209,11 @@ def mount_mcp(app: FastAPI, assistant: Assistant, services: Services, limiter: A
     return manager.run
 
 
-def _site_routes(app: FastAPI, assistant: Assistant) -> None:
+def _site_routes(app: FastAPI, assistant: Assistant, store: Store) -> None:
     # The glossary site (/glossary, /learn, /calculators, the calculator API, /embed-demo
     # redirecting to a page): before the mount at "/", which would answer those paths itself.
-    mount_site(app, assistant.corpus)
+    # Pages show their published staff answers, as the chat cites them.
+    mount_site(app, assistant.corpus, staff=lambda: store.staff_entries(status="published"))
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, Any]:
@@ -248,9 +253,8 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         page = ChatPage(assistant, services.store, settings, services.admission,
                         compact=compact, inbox=services.inbox)
         blocks = page.build()
-        # The widget's head loads the bridge to a framing page (citations open in the host).
-        extra = {"head": widget_head()} if prefix == "/widget" else {}
+        # The chat's script on both; the widget's also loads the bridge to a framing page.
         gr.mount_gradio_app(app, blocks, prefix, **mount, **page_options(compact=compact),
-                            **extra)
+                            head=widget_head(framed=prefix == "/widget"))
         policies.append(MountPolicy.of(prefix, blocks, page.question_events, QUESTION_APIS))
     return policies
