@@ -25,6 +25,9 @@ _ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|ge
 # "what about the latency?" after RDMA: a measure asked of the previous turn's thing.
 _ABOUT = re.compile(r"^(and|so|ok(ay)?,?)?\s*(what|how)\s+about\b|^and\s+(the|its)\s+\w+\s*\??$",
                     re.I)
+#: Comparison words other than a bare "or".
+_COMPARING = re.compile(r"\b(vs\.?|versus|compar\w*|differen\w*|differ|same\s+(thing\s+)?as|"
+                        r"better|faster|cheaper|slower|instead\s+of|rather\s+than)\b", re.I)
 #: "and for 800g?", "what about the B200?", "same for gen6": one attribute, asked again.
 _ATTRIBUTE = re.compile(r"^(and|so|ok(ay)?|but)?,?\s*(what|how)?\s*(about|for|with|on|at|"
                         r"same\s+for)\s+(the\s+|an?\s+)?(?P<what>[\w./ -]{2,24}?)\s*\??$", re.I)
@@ -53,7 +56,7 @@ class FollowUps:
         previous = self.previous_subject(history, page)
         glossary = [t for t in terms if self.corpus.pages[t].kind == "glossary"]
         compare: list[str] = []
-        if wants_comparison(q):
+        if wants_comparison(q) and not self._or_of_something_else(q):
             candidates = list(glossary)
             if len(candidates) == 1 and elliptic and previous and previous not in candidates:
                 candidates.insert(0, previous)
@@ -74,6 +77,15 @@ class FollowUps:
         if previous and previous not in terms and refers_back:
             return previous, compare
         return named, compare
+
+    def _or_of_something_else(self, q: str) -> bool:
+        """True when the only comparison word is an "or" that does not join two terms: "is
+        PFC required for RoCE v2 *or optional*" asks about PFC, not PFC against RoCE."""
+        if _COMPARING.search(q.replace(" or ", " ")):
+            return False
+        starts = sorted((m.start, m.start + len(m.said)) for m in self.matcher.find(q.lower()))
+        return not any(" or " in q.lower()[a[1]:b[0] + 1]
+                       for a, b in zip(starts, starts[1:], strict=False))
 
     def previous_subject(self, history: list[Message], page: str | None) -> str | None:
         """The term of the latest turn that names one (the visitor's first), else the page."""

@@ -111,6 +111,11 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     # "A common mistake is assuming <claim>" names the claim; "<plan> is a mistake" names
     # a plan, which must then be the question's own ("air-cooled" is not "liquid cooled").
     assuming = mistake and not mistake.group(0).lower().startswith("is")
+    if mistake and assuming and _turned(_claim(sentence, mistake.end())) != _turned(asked):
+        # "A common mistake is assuming a rail design *removes the need* for a spine" against
+        # "do I need a spine?": the mistaken claim is the question's turned round, and a No
+        # would say the opposite ("can I *skip* congestion control?" is turned alike).
+        return None, ""
     if mistake and covered(sentence) >= ((0.0 if closest else COVER_MISTAKE) if assuming
                                          else 1.0):
         return "No", "mistake"
@@ -128,6 +133,21 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
         if not _HEDGE.search(clause) and covered(clause) >= COVER_AFFIRM:
             return "Yes", "affirm"
     return None, ""
+
+
+_TURNED = re.compile(r"\b(not|no|never|cannot|can't|without|removes?\s+the\s+need|"
+                     r"unnecessary|needless|skips?|avoids?|bypass(es)?|instead|only)\b", re.I)
+
+
+def _claim(sentence: str, start: int) -> str:
+    """The claim a "mistake is assuming ..." names: up to its reason or condition."""
+    return re.split(r",|\s(?:since|because|when|although|though|while|so)\s", sentence[start:],
+                    maxsplit=1)[0]
+
+
+def _turned(claim: str) -> bool:
+    """True if a claim is itself negative ("X is not needed", "removes the need for Y")."""
+    return bool(_TURNED.search(claim))
 
 
 def reading(sentence: str, covered: Callable[[str], float], **kwargs: bool) -> str | None:

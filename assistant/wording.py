@@ -324,6 +324,12 @@ def _word_duration(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("hours", number * _unit_hours(m.group("u")), m, src)
 
 
+def _period(m: re.Match[str], src: Source) -> list[Quantity]:
+    unit = m.group("u") or {"daily": "day", "weekly": "week", "monthly": "month",
+                            "yearly": "year", "annually": "year"}[m.group("adv")]
+    return q("hours", _unit_hours(unit), m, src)
+
+
 # Orders leave room for the calculators' rules: their own amounts come between the money
 # rules (10-19) and the GPU counts (50-59), and between those and the durations (90+).
 CORE_RULES: tuple[Rule, ...] = (
@@ -355,6 +361,9 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
                 rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),
+    # "cost per month", "monthly": one such period (what no rate above claimed as its unit).
+    Rule(92, rx(r"\b(?:per|each|every)\s(?P<u>day|week|month|year)\b|"
+                r"\b(?P<adv>daily|weekly|monthly|yearly|annually)\b"), _period),
 )
 
 #: Kinds of amount that are money, whatever they are a price of.

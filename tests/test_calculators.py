@@ -701,3 +701,14 @@ def test_a_transfer_is_not_an_all_reduce(question, tool):
     from assistant import quantities
 
     assert quantities.detect(question).tool == tool
+
+
+@pytest.mark.parametrize("question", [
+    "how much would 512 h100s cost per month at $2.20/hr",
+    "512 gpus at $2.2/hr monthly",
+])
+def test_per_month_is_a_month_of_hours(question):
+    from assistant import quantities
+
+    request = quantities.detect(question)
+    assert request.tool == "gpu_hour_cost" and request.args["hours"] == 730

@@ -100,3 +100,16 @@ def test_a_plan_called_a_mistake_must_be_the_plan_asked_about():
     assert explain(sentence, half, closest=True)[0] is None
     assumed = "A common mistake is assuming that SHARP is active on any InfiniBand fabric."
     assert explain(assumed, lambda t: 0.0, closest=True) == ("No", "mistake")
+
+
+def test_a_mistake_whose_claim_is_turned_round_says_no_no():
+    from assistant.polarity import explain
+
+    covered = lambda text: 1.0  # noqa: E731
+    turned = "A common mistake is assuming a rail-optimized design removes the need for a spine."
+    assert explain(turned, covered, asked="do i need a spine switch for 16 servers?")[0] is None
+    # turned alike ("skip" against "unnecessary"), the No stands
+    alike = ("A common mistake is to think that selective retransmission makes congestion "
+             "control unnecessary.")
+    assert explain(alike, covered, asked="with selective retransmission can i skip "
+                   "congestion control")[0] == "No"
