@@ -79,7 +79,9 @@ def bot(built):
     """One warm Assistant over the real corpus, shared by the tests that only ask."""
     from assistant.chain import Assistant
 
-    return Assistant.from_settings(built)
+    # No answer cache on the shared bots: tests patch code between questions, and the cache
+    # assumes the code is fixed for the life of the process (tests/test_cache.py tests it).
+    return Assistant.from_settings(built.replace(answer_cache_size=0))
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +95,8 @@ def fake_bot():
     from assistant.config import Settings
     from assistant.testing import fake_assistant
 
-    return fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA))
+    return fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA,
+                                            answer_cache_size=0))
 
 
 @pytest.fixture
