@@ -131,8 +131,9 @@ class AnswerCache:
 
 
 def perf_stats(assistant: Assistant) -> dict[str, Any]:
-    """Return the answer cache's counts and the query batches' sizes, for /healthz."""
-    out: dict[str, Any] = {"answer_cache": assistant.answers.stats()}
+    """Return the answer cache's counts (the console's Overview reads them) and the query
+    batches' sizes, for /healthz."""
+    out: dict[str, Any] = {"cache": assistant.answers.stats()}
     batcher = getattr(assistant.index, "__dict__", {}).get("batcher")
     if batcher is not None:  # only once the embedding model is loaded
         out["query_batches"] = batcher.stats()

@@ -131,6 +131,8 @@ class Index:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        # The section chunks and their vectors as of the last snapshot (see search_vector).
+        self._dense: tuple[list[Chunk], Any] | None = None
 
     # -- heavy parts, built on first use -------------------------------------------------
 
@@ -357,10 +359,26 @@ class Index:
         return self.batcher.embed(text)
 
     def search_vector(self, vector: list[float], k: int) -> list[tuple[Chunk, float]]:
-        """Return the k nearest section chunks to a vector, with cosine similarity."""
-        hits = self.store.similarity_search_by_vector_with_relevance_scores(vector, k=k)
-        return [(_chunk(doc.metadata, doc.page_content, doc.id), 1.0 - dist)
-                for doc, dist in hits]
+        """Return the k nearest section chunks to a vector, with cosine similarity.
+
+        After a snapshot (the retriever takes one at start and at every refresh) this is one
+        exact matrix product over the snapshot's chunk vectors, the same ones the rest of
+        the ranking reads: about 0.1 ms for the corpus, where Chroma's HNSW query took 5-12
+        ms. Before any snapshot, Chroma answers.
+        """
+        import numpy as np
+
+        if self._dense is None:
+            hits = self.store.similarity_search_by_vector_with_relevance_scores(vector, k=k)
+            return [(_chunk(doc.metadata, doc.page_content, doc.id), 1.0 - dist)
+                    for doc, dist in hits]
+        chunks, matrix = self._dense
+        if not chunks:
+            return []
+        sims = matrix @ np.asarray(vector, dtype=np.float32)
+        # A stable sort over id-ordered rows: ties keep id order, whatever the run.
+        order = np.argsort(-sims, kind="stable")[:k]
+        return [(chunks[int(i)], float(sims[i])) for i in order]
 
     def snapshot(self) -> tuple[list[Chunk], Any]:
         """Return every unit, sorted by id, and a matrix of their vectors (one row each)."""
@@ -376,6 +394,8 @@ class Index:
         order = sorted(range(len(units)), key=lambda i: units[i].id)
         units = [units[i] for i in order]
         matrix = np.asarray([vectors[i] for i in order], dtype=np.float32)
+        rows = [i for i, u in enumerate(units) if u.unit == "chunk"]
+        self._dense = ([units[i] for i in rows], matrix[rows] if rows else matrix[:0])
         return units, matrix
 
 

@@ -7,6 +7,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -115,6 +116,9 @@ class TermMatcher:
         self.vocabulary = vocabulary
         self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
         self._short_keys = [k for k in self.compacts[0] if len(k) == 4]
+        # A word's typo look-up compares it with every key; answers ask it of the same
+        # words again and again (a matcher lives as long as its snapshot).
+        self._typo_of = lru_cache(maxsize=16384)(self._typo_of)
 
     # Complexity 13: the exact and fuzzy passes share their bookkeeping, so they stay together.
     def find(self, text: str) -> list[TermMatch]:  # noqa: C901

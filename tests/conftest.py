@@ -115,8 +115,9 @@ def small_settings(tmp_path, small_corpus):
     """Settings over the small corpus with a fresh on-disk index."""
     from assistant.config import Settings
 
+    # The ONNX export of the model is shared with the test index: made once, not per test.
     return Settings.from_env({}, corpus_dir=small_corpus, data_dir=tmp_path / "data",
-                             torch_threads=0)
+                             torch_threads=0, model_cache=str(TEST_DATA / "models"))
 
 
 def free_port() -> int:

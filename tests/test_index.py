@@ -36,7 +36,9 @@ def test_ingest_is_incremental(small_settings, small_corpus):
                                              "## Example\nRoCE test sentence added here.\n"))
     edited = index.ingest(load_corpus(small_corpus), progress=False)
     assert edited.changed == ["roce"] and edited.unchanged == 2
-    assert edited.units_embedded == len(chunk_page(read_page(path)))
+    # Only the new sentence and its section are embedded: unchanged text keeps its vector.
+    assert edited.units_embedded + edited.units_reused == len(chunk_page(read_page(path)))
+    assert edited.units_embedded == 2
     docs = index.sentences.get(where={"slug": "roce"}, include=["documents"])["documents"]
     assert "RoCE test sentence added here." in docs
     chunks = index.collection.get(where={"slug": "roce"}, include=["documents"])["documents"]
