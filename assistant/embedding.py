@@ -173,6 +173,9 @@ class OnnxEmbeddings(Embeddings):
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(0, threads)
         options.inter_op_num_threads = 1
+        # Idle threads sleep rather than spin: the cores are shared with the web server and,
+        # here, with other work; spinning threads steal the time they wait for.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self.session = ort.InferenceSession(str(self.folder / "model.onnx"), options,
                                             providers=["CPUExecutionProvider"])
