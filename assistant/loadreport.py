@@ -98,7 +98,7 @@ def report(runs: list[list[dict[str, Any]]], started: str) -> str:
              f"Generated {started} by `python -m assistant loadtest` ({len(runs)} run(s); "
              f"medians, with the range over the runs in brackets). Each row is {n} visitors × "
              f"{k} questions at once, every visitor from its own loopback address, against "
-             f"{', '.join(f'{a} ({u})' for a, u in first['apps'].items())} in extractive mode "
+             f"{_apps(first)} in extractive mode "
              "with the default limits, and an echo twin of each route started in the same run "
              "(in their own processes, the Gradio one with the chat's queue settings). The "
              "machine has 2 cores shared with the clients and with other work: read the ratios, "
@@ -124,3 +124,10 @@ def report(runs: list[list[dict[str, Any]]], started: str) -> str:
                 lines += [f"Errors ({_label(key)}):", *[f"- {e}" for e in row["error_samples"]],
                           ""]
     return "\n".join(lines)
+
+
+def _apps(result: dict[str, Any]) -> str:
+    commits = result.get("commits", {})
+    return ", ".join(f"{label} ({url}" + (f", commit {commits[label]}" if commits.get(label)
+                                          else "") + ")"
+                     for label, url in result["apps"].items())

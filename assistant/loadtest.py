@@ -163,8 +163,15 @@ def distinct_asks(questions: list[str], pages: list[str]) -> Iterator[Ask]:
 def plan(sessions: int, per_session: int, mix: float, chips: list[str],
          fresh: Iterator[Ask], rng: random.Random) -> list[list[Ask]]:
     """Return each session's questions: a share `mix` of chips, the rest never asked before."""
-    return [[(rng.choice(chips), "") if chips and rng.random() < mix else next(fresh)
-             for _ in range(per_session)] for _ in range(sessions)]
+    def one() -> Ask:
+        if chips and rng.random() < mix:
+            return rng.choice(chips), ""
+        ask = next(fresh, None)
+        if ask is None:
+            raise ValueError("out of distinct questions: ask fewer, or add labelled questions")
+        return ask
+
+    return [[one() for _ in range(per_session)] for _ in range(sessions)]
 
 
 # -- calls -------------------------------------------------------------------------------------
@@ -378,11 +385,13 @@ def main(url: str | None, sessions: int, per_session: int, mixes: tuple[float, .
             echo_api_proc, echo_api = start_echo_api()
             procs += [echo_gradio_proc, echo_api_proc]
             fresh = {label: distinct_asks(pool, pages) for label in apps}
+            commits = {label: _commit(baseline if label == "baseline" else REPO)
+                       for label in apps}
             groups = itertools.count(20)
             everything.append([
                 run_loadtest(apps, echo_gradio, echo_api, mix, fresh, sessions, per_session,
                              noisy_requests=1000 if noise and i == len(mixes) - 1 else 0,
-                             groups=groups)
+                             groups=groups) | {"commits": commits}
                 for i, mix in enumerate(sorted(mixes))])
         finally:
             for proc in procs:
@@ -402,3 +411,13 @@ def _pages() -> list[str]:
     from .corpus import load_corpus
 
     return sorted(p.slug for p in load_corpus(Settings.from_env().corpus_dir))
+
+
+def _commit(checkout: Path | None) -> str:
+    """Return the short commit of a checkout ("" when it is not a git work tree)."""
+    try:
+        out = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+    except OSError:
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
