@@ -30,10 +30,11 @@ def test_a_mix_repeats_chips_and_never_repeats_anything_else():
     assert all(page == "" for _, page in repeated)
     assert len(others) == len(set(others))  # the pool ran out: the same question, on a page
     assert {page for _, page in others} >= {"", "nvlink"}
-    none = loadtest.plan(10, 5, 0.0, chips, iter(pool), random.Random(1))
+    none = loadtest.plan(10, 5, 0.0, chips, loadtest.distinct_asks(pool, []),
+                         random.Random(1))
     assert not {q for s in none for q, _ in s} & set(chips)
     with pytest.raises(ValueError, match="out of distinct questions"):
-        loadtest.plan(50, 5, 0.0, chips, iter(pool), random.Random(1))
+        loadtest.plan(50, 5, 0.0, chips, loadtest.distinct_asks(pool, []), random.Random(1))
 
 
 def test_the_report_gives_medians_ranges_and_ratios():
