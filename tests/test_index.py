@@ -98,3 +98,23 @@ def test_overlay_index_adds_units_without_writing_the_base(fake_bot):
     assert [u.id for u in base.snapshot()[0]] == before  # the base never saw them
     overlay.remove_chunk(entry.chunk_id)
     assert [u.id for u in overlay.snapshot()[0]] == before
+
+
+@pytest.mark.model
+def test_search_after_a_snapshot_agrees_with_chroma_and_follows_changes(small_settings,
+                                                                        small_corpus):
+    index = Index(small_settings)
+    index.ingest(load_corpus(small_corpus), progress=False)
+    queries = ["RDMA over Ethernet on UDP port 4791", "what is nvlink", "credit-based flow"]
+    vectors = [index.embed_query(q) for q in queries]
+    by_chroma = [index.search_vector(v, 5) for v in vectors]
+    index.snapshot()  # what the retriever does at start and on every refresh
+    by_matrix = [index.search_vector(v, 5) for v in vectors]
+    for chroma, matrix in zip(by_chroma, by_matrix, strict=True):
+        assert [c.id for c, _ in matrix] == [c.id for c, _ in chroma]
+        assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(matrix, chroma, strict=True))
+    path = small_corpus / "glossary" / "roce.md"
+    path.write_text(path.read_text().replace("## Example\n", "## Example\nRoCE zebra.\n"))
+    index.ingest(load_corpus(small_corpus), progress=False)
+    hits = index.search_vector(index.embed_query("RoCE zebra"), 3)  # not a stale matrix
+    assert any("RoCE zebra." in c.text for c, _ in hits)
