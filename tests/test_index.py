@@ -116,5 +116,7 @@ def test_search_after_a_snapshot_agrees_with_chroma_and_follows_changes(small_se
     path = small_corpus / "glossary" / "roce.md"
     path.write_text(path.read_text().replace("## Example\n", "## Example\nRoCE zebra.\n"))
     index.ingest(load_corpus(small_corpus), progress=False)
-    hits = index.search_vector(index.embed_query("RoCE zebra"), 3)  # not a stale matrix
-    assert any("RoCE zebra." in c.text for c, _ in hits)
+    edited = next(u for u in chunk_page(read_page(path)) if "RoCE zebra." in u.text
+                  and u.unit == "chunk")
+    top = index.search_vector(index.embed_query(edited.embed_text), 1)[0][0]
+    assert top.id == edited.id and "RoCE zebra." in top.text  # not the stale matrix's text
