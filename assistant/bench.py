@@ -108,6 +108,48 @@ def served(settings: Any, questions: int = 500, workers: int = 4, app_dir: Path 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def cold_start(settings: Any, app_dir: Path | None = None) -> dict[str, Any]:
+    """Time a new process from import to its first answer; read its peak memory."""
+    env = {**os.environ, "ASSISTANT_DATA_DIR": str(settings.data_dir),
+           "ASSISTANT_CORPUS_DIR": str(settings.corpus_dir)}
+    t0 = time.perf_counter()
+    # From the checkout's own folder, so that `python -c` imports its package.
+    out = subprocess.run([sys.executable, "-c", _COLD], capture_output=True, text=True,
+                         env=env, check=True, cwd=app_dir or Path(__file__).parent.parent)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["process_wall_s"] = time.perf_counter() - t0
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()}
+
+
+def baseline(settings: Any, app_dir: Path, data_dir: Path, runs: int = 3) -> dict[str, Any]:
+    """Cold start and the served app's memory, this checkout and another in turns, `runs`
+    times each, with the medians: the before/after of the start and memory targets."""
+    theirs = settings.replace(data_dir=Path(data_dir))
+    rows: list[dict[str, Any]] = []
+    for _ in range(runs):
+        for label, s, where in (("this", settings, None), ("baseline", theirs, app_dir)):
+            rows.append({"label": label, "load_avg": os.getloadavg(),
+                         "cold_start": cold_start(s, where),
+                         "served": served(s, app_dir=where)})
+
+    def median(label: str, *path: str) -> float:
+        values = []
+        for row in rows:
+            if row["label"] == label:
+                value: Any = row
+                for key in path:
+                    value = value[key]
+                values.append(value)
+        return round(statistics.median(values), 2)
+
+    figures = {label: {"first_answer_s": median(label, "cold_start", "first_answer_s"),
+                       "peak_rss_mb": median(label, "cold_start", "peak_rss_mb"),
+                       "served_first_answer_s": median(label, "served", "first_answer_s"),
+                       "rss_after_500_mb": median(label, "served", "after_500", "rss_mb")}
+               for label in ("this", "baseline")}
+    return {"medians": figures, "runs": rows}
+
+
 def run_bench(settings: Any, runs: int = 200, cold: bool = True) -> dict[str, Any]:
     """Measure everything the speed targets name; return one JSON-able dict."""
     from .cache import AnswerCache
@@ -179,16 +221,7 @@ def run_bench(settings: Any, runs: int = 200, cold: bool = True) -> dict[str, An
         result["ingest_passages_per_s"] = round(built.units_embedded
                                                 / result["ingest_full_s"], 1)
     if cold:
-        env = {**os.environ, "ASSISTANT_DATA_DIR": str(settings.data_dir),
-               "ASSISTANT_CORPUS_DIR": str(settings.corpus_dir)}
-        t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _COLD], capture_output=True, text=True,
-                             env=env, check=True)
-        wall = time.perf_counter() - t0
-        cold_result = json.loads(out.stdout.strip().splitlines()[-1])
-        cold_result["process_wall_s"] = round(wall, 2)
-        result["cold_start"] = {k: round(v, 2) if isinstance(v, float) else v
-                                for k, v in cold_result.items()}
+        result["cold_start"] = cold_start(settings)
         result["served"] = served(settings)
     rss = result.get("served", {}).get("after_500", {}).get("rss_mb")
     result["targets"] = {

@@ -184,10 +184,23 @@ def site_build(
 
 @app.command()
 def bench(runs: Annotated[int, typer.Option(help="Questions timed per measure.")] = 200,
-          cold: Annotated[bool, typer.Option(help="Also time a cold start.")] = True) -> None:
+          cold: Annotated[bool, typer.Option(help="Also time a cold start.")] = True,
+          baseline: Annotated[Path | None, typer.Option(
+              help="Instead: another checkout (e.g. `git worktree add /tmp/base main`); time "
+                   "its cold start and served memory against this one's, 3 times each in "
+                   "turns.")] = None,
+          baseline_data: Annotated[Path | None, typer.Option(
+              help="The baseline's data dir, with its own index.")] = None) -> None:
     """Measure latency, ingest time, cold start and memory; print JSON."""
+    from .bench import baseline as compare
     from .bench import run_bench
 
+    if baseline is not None:
+        if baseline_data is None or not (baseline / "app.py").is_file():
+            raise typer.BadParameter("give a checkout with app.py and --baseline-data",
+                                     param_hint="--baseline")
+        typer.echo(json.dumps(compare(_settings(), baseline, baseline_data), indent=2))
+        return
     typer.echo(json.dumps(run_bench(_settings(), runs=runs, cold=cold), indent=2))
 
 
