@@ -58,7 +58,7 @@ class Answer:
     intent: str = ""  # the kind of question (intent.Intent), for the console and the evals
     gap: str = ""  # why this answer counts as a gap in the corpus, if it does
     faq: str = ""  # "slug#i" when a corpus FAQ answered the question
-    polarity: str = ""  # what gave a Yes/No opener: faq, or a reading (leads.Verdict.how)
+    polarity: str = ""  # what gave a Yes/No opener: faq, or a reading (verdict.Verdict.how)
 
     def to_json(self) -> dict[str, Any]:
         """Return exactly the `ask --json` object."""

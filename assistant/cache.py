@@ -6,7 +6,7 @@ what the process answers from. So an answer is kept under the normalised questio
 and every entry is dropped at once when the fingerprint of what it was built from changes:
 the retriever's snapshot of the index (a re-ingest, here or in another process sharing the
 Chroma server, or a staff answer published or withdrawn), the corpus, the settings and the
-learned ranker. A question with history is never cached (its answer depends on the turns
+learned parts. A question with history is never cached (its answer depends on the turns
 before), nor a message (empty or too long input, an error) nor, in LLM mode, anything
 (those answers stream and vary).
 
@@ -51,12 +51,12 @@ def question_key(question: Any) -> str:
 
 
 def fingerprint(assistant: Assistant) -> tuple[Any, ...]:
-    """Return what an answer was built from: settings, corpus, index snapshot, ranker."""
+    """Return what an answer was built from: settings, corpus, index snapshot, learned parts."""
     corpus = hashlib.sha256()
     for page in sorted(assistant.corpus, key=lambda p: p.slug):
         corpus.update(f"{page.slug}:{page.content_hash};".encode())
     return (assistant.settings, corpus.hexdigest(), assistant.retriever.generation,
-            id(assistant.retriever), id(assistant.reranker), id(assistant.index))
+            id(assistant.retriever), id(assistant.learning), id(assistant.index))
 
 
 class AnswerCache:

@@ -27,12 +27,12 @@ from .compose import (
     is_manipulation,
     lead_sentence,
     templates,
-    wants_comparison,
 )
 from .config import Settings
+from .followup import FollowUps
 from .inputs import Message, clean_history, clean_text
-from .intent import Intent, classify
-from .retrieve import MEASURES
+from .intent import Intent, Shape, classify, negated
+from .learned import YES_NO_AT, NoLearning
 from .text import MARKER
 
 if TYPE_CHECKING:
@@ -40,20 +40,11 @@ if TYPE_CHECKING:
 
     from .corpus import Corpus
     from .index import VectorIndex
-    from .rerank import PageScorer
+    from .learned import Learning
     from .retrieve import Retrieval, Retriever
 
 log = logging.getLogger(__name__)
 
-_PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
-                      re.I)
-# "does RoCE need one too?": an object "one" stands for the previous turn's thing, never for
-# the term named in the same clause.
-_ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|get|want)"
-                  r"\s+(one|ones)\b(?!\s+of\b)", re.I)
-# "what about the latency?" after RDMA: a measure asked of the previous turn's thing.
-_ABOUT = re.compile(r"^(and|so|ok(ay)?,?)?\s*(what|how)\s+about\b|^and\s+(the|its)\s+\w+\s*\??$",
-                    re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -123,8 +114,9 @@ class Assistant:
 
             self.llm_answerer = LLMAnswerer(llm, corpus, retriever, all_tools(),
                                             settings.site_url)
-        #: The learned page order (rerank.py); None keeps the retriever's own order.
-        self.reranker: PageScorer | None = None
+        #: The learned parts (learned.py): page order, yes/no questions, answering sentences.
+        #: NoLearning keeps the rules' choices everywhere.
+        self.learning: Learning = NoLearning()
         self._refresh_lock = threading.Lock()
         self._last_check = time.monotonic()
         #: Finished answers to questions without history (cache.py).
@@ -138,9 +130,9 @@ class Assistant:
         bot = cls(settings, corpus, index, retriever,
                   llm if llm is not None else _chat_model(settings))
         if settings.learned_rank and settings.retriever == "hybrid":
-            from .rerank import Reranker
+            from .learned import Learned
 
-            bot.reranker = Reranker.load_or_train(bot)
+            bot.learning = Learned.load_or_train(bot, settings.labelled_files())
         return bot
 
     # -- public API --------------------------------------------------------------------------
@@ -243,7 +235,10 @@ class Assistant:
         if calculation is not None and not (self.llm_answerer is not None
                                             and calculation.kind == "calculation"):
             return Turn(calculation, question, None, timings)
-        # 4. Retrieve, then compose an answer from what was found (or decline).
+        # 4. Retrieve, then compose an answer from what was found (or decline). "And for
+        #    800G?" asks the previous question again of the new attribute.
+        if calculation is None:
+            question = self._ask_again(question)
         retrieval = self._retrieve(question, timings)
         if calculation is not None:
             return Turn(calculation, question, retrieval, timings)
@@ -251,56 +246,20 @@ class Assistant:
 
     def _understand(self, text: str, history: list[Message], page: str | None) -> Question:
         """Find the terms a question names and resolve its subject and comparison."""
-        terms = self._terms(text)
-        subject, compare = self._resolve(text, terms, history, page)
+        follow = FollowUps(self.corpus, self.retriever.terms)
+        terms = follow.terms(text)
+        subject, compare = follow.resolve(text, terms, history, page)
         return Question(text=text, history=history, page=page, terms=terms, subject=subject,
                         compare=compare)
 
-    def _terms(self, text: str) -> list[str]:
-        slugs: list[str] = []
-        for match in self.retriever.terms.find(text):
-            if match.slug not in slugs:
-                slugs.append(match.slug)
-        return slugs
-
-    def _resolve(self, q: str, terms: list[str], history: list[Message], page: str | None
-                 ) -> tuple[str | None, list[str]]:
-        """Work out what the question is about: its own terms, the history's, or the page's."""
-        pronoun = _PRONOUN.search(q)
-        elliptic = bool(pronoun) or len(q.split()) <= 4
-        previous = self._previous_subject(history, page)
-        glossary = [t for t in terms if self.corpus.pages[t].kind == "glossary"]
-        compare: list[str] = []
-        if wants_comparison(q):
-            candidates = list(glossary)
-            if len(candidates) == 1 and elliptic and previous and previous not in candidates:
-                candidates.insert(0, previous)
-            if len(candidates) >= 2:
-                compare = candidates[:2]
-        named = (glossary or terms or [None])[0]
-        if named is None:
-            # "does it work between servers too?": the previous turn's term. A longer
-            # question with no term keeps the previous term only as a hint (see _retrieve).
-            return (previous if elliptic else None), compare
-        if (previous and previous not in glossary and _ABOUT.search(q)
-                and all(t in MEASURES for t in glossary)):
-            return previous, compare
-        first_term = min((m.start for m in self.retriever.terms.find(q)), default=len(q))
-        # A pronoun that cannot mean the term named here means the previous one: "does it
-        # work on RoCE too?" after SHARP ("it" comes before RoCE), "does RoCE need one too?".
-        refers_back = (pronoun and pronoun.start() < first_term) or _ONE.search(q)
-        if previous and previous not in terms and refers_back:
-            return previous, compare
-        return named, compare
-
-    def _previous_subject(self, history: list[Message], page: str | None) -> str | None:
-        for message in reversed(history):
-            if message.role == "user" and (terms := self._terms(message.content)):
-                return terms[0]
-        for message in reversed(history):
-            if terms := self._terms(message.content):
-                return terms[0]
-        return page
+    def _ask_again(self, q: Question) -> Question:
+        """"And for 800g?": the previous question asked of the new attribute (followup.py)."""
+        text = FollowUps(self.corpus, self.retriever.terms).ask_again(q.text, q.history)
+        if text is None:
+            return q
+        again = self._understand(text, q.history, q.page)
+        return Question(text=again.text, history=q.history, page=q.page, terms=again.terms,
+                        subject=again.subject or q.subject, compare=again.compare)
 
     def _calculate(self, q: Question, timings: dict[str, float]) -> Answer | None:
         """Answer a calculation (or ask for what it lacks); None when it is not one."""
@@ -335,16 +294,16 @@ class Assistant:
             # A follow-up with no term and no pronoun ("how do you make the bubble
             # smaller"): search with the previous term as a hint; scope is still judged on
             # how close the best passage is.
-            hint = self._previous_subject(q.history, q.page)
+            hint = FollowUps(self.corpus, self.retriever.terms).previous_subject(
+                q.history, q.page)
             subjects = (hint,) if hint else ()
         if hint and hint not in q.terms:
             query = f"{q.text} ({self.corpus.pages[hint].title})"
         k = max(self.settings.top_k, 5)
         retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
-        if self.reranker is not None:
-            t0 = time.perf_counter()
-            retrieval = self.reranker.rerank(retrieval)
-            retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        retrieval = self.learning.rank_pages(retrieval)
+        retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
         timings.update(retrieval.timings_ms)
         return retrieval
 
@@ -352,15 +311,11 @@ class Assistant:
         """Answer from the retrieved passages, or decline when the question is out of scope."""
         t0 = time.perf_counter()
         in_scope = bool(q.terms or q.subject) or (
-            retrieval.best_similarity >= self.settings.min_relevance)
+            self._own_relevance(q, retrieval) >= self.settings.min_relevance)
         if not in_scope or not retrieval.hits:
             answer = compose_refusal(self.corpus, retrieval)
         else:
-            draft = Draft(question=q.text,
-                          shape=classify(q.text, comparing=len(q.compare) >= 2),
-                          retrieval=retrieval, retriever=self.retriever,
-                          corpus=self.corpus, subject=q.subject,
-                          compare=q.compare, site_url=self.settings.site_url)
+            draft = self.draft(q, retrieval)
             comparing = len(q.compare) >= 2 and draft.shape.intent in (
                 Intent.COMPARISON, Intent.YES_NO, Intent.CHOICE)
             answer = compose_comparison(draft) if comparing else compose_answer(draft)
@@ -368,6 +323,27 @@ class Assistant:
                 answer = compose_refusal(self.corpus, retrieval)
         timings["compose"] = (time.perf_counter() - t0) * 1000
         return answer
+
+    def _own_relevance(self, q: Question, retrieval: Retrieval) -> float:
+        """How close the corpus comes to the question's own words: a follow-up is searched
+        with the previous subject as a hint, which lends it a subject but never scope
+        ("what's the weather in Paris" after an Ultra Ethernet question is still declined)."""
+        if retrieval.query == q.text:
+            return retrieval.best_similarity
+        vector = self.index.embed_query(q.text)
+        return max((sim for _, sim in self.index.search_vector(vector, k=3)), default=0.0)
+
+    def draft(self, q: Question, retrieval: Retrieval) -> Draft:
+        """What the composer knows about a question: its shape (a yes/no question when the
+        learned detector says so, whatever its wording), what was retrieved, its subject."""
+        shape = classify(q.text, comparing=len(q.compare) >= 2)
+        p = self.learning.yes_no(q.text, retrieval.vector)
+        if shape.intent is not Intent.YES_NO and p is not None and p >= YES_NO_AT:
+            shape = Shape(Intent.YES_NO, shape.units, negated=negated(q.text))
+        return Draft(question=q.text, shape=shape, retrieval=retrieval,
+                     retriever=self.retriever, corpus=self.corpus, subject=q.subject,
+                     compare=q.compare, site_url=self.settings.site_url,
+                     learning=self.learning)
 
     # -- pieces -----------------------------------------------------------------------------
 

@@ -171,7 +171,8 @@ def site_build(
 
     settings = _settings()
     try:
-        report = build_site(load_corpus(settings.corpus_dir), out, assistant_url, base_path)
+        report = build_site(load_corpus(settings.corpus_dir), out, assistant_url, base_path,
+                            staff=_published_staff(settings))
     except (CorpusError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -180,6 +181,16 @@ def site_build(
                "and point citations at it:\n"
                "  ASSISTANT_ALLOWED_ORIGINS=https://<your static host>\n"
                "  ASSISTANT_SITE_URL=https://<your static host>")
+
+
+def _published_staff(settings) -> list:
+    # The staff answers the running app shows on its pages, if its log is here.
+    if not settings.log_db.is_file():
+        return []
+    from .store import Store
+
+    return Store(settings.log_db, settings.max_question_chars).staff_entries(
+        status="published")
 
 
 @app.command()
@@ -242,9 +253,10 @@ def eval_report(golden: Annotated[Path | None, typer.Option(help="Golden set.")]
                 ) -> None:
     """Write evals/REPORT.md: hybrid, dense and BM25 on golden; golden, dev and test side by
     side with the gap; every golden and test miss."""
+    from .chain import Assistant
     from .evaluate import DEFAULT_GOLDEN, write_report
 
-    path = write_report(_settings(), golden or DEFAULT_GOLDEN)
+    path = write_report(_settings(), Assistant.from_settings, golden or DEFAULT_GOLDEN)
     typer.echo(f"wrote {path}")
 
 

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, Citation
 from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page, is_table_row
-from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates
-from .faq import faq_match, faq_sentences
+from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
+from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
-from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence, settle
+from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence
 from .polarity import opening, without_opening
 from .staff import SUPPORT_NOTE
+from .text import stands_alone
+from .verdict import settle
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -123,8 +125,6 @@ def _figures(text: str) -> frozenset[str]:
     return frozenset(n.replace(",", "") for n in re.findall(r"\d[\d,.]*\d|\d", text))
 
 
-
-
 def supporting_sentences(retrieval: Retrieval, retriever: Retriever, lead_slug: str | None,
                          exclude: list[Chunk], limit: int = MAX_EXTRA_SENTENCES,
                          pages: list[str] | None = None) -> list[tuple[Chunk, float]]:
@@ -161,118 +161,11 @@ def supporting_sentences(retrieval: Retrieval, retriever: Retriever, lead_slug: 
 # --- answering by intent ---------------------------------------------------------------------
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def compose_answer(draft: Draft) -> Answer:
-    """Answer from the corpus, leading with the sentence that answers what was asked."""
-    cites = CitationList(draft.corpus, draft.site_url)
+def rule_choices(draft: Draft, pool: list[Candidate]
+                 ) -> tuple[Chunk | None, FAQMatch | None, list[Chunk]]:
+    """What the rules would quote: the intent's lead picker's sentence, and the FAQ entry
+    that asks the question with the sentences of its answer that lead."""
     intent = draft.shape.intent
-    quoted: list[Chunk] = []
     faq = faq_match(draft)
     if faq is not None and intent is Intent.DEFINITION and draft.subject:
         # "What is NVLink" is answered by NVLink's definition; an FAQ only when it asks the
@@ -280,16 +173,29 @@ def compose_answer(draft: Draft) -> Answer:
         if not (_same_phrase(faq.question, draft.question)
                 or residual_words(asked_phrase(draft.question), draft.retriever)):
             faq = None
-    gap = ""
-    if faq is not None:
-        quoted.extend(faq_sentences(draft, faq))
+    lead = LEADS[intent](draft, pool) if pool else None
+    return lead, faq, faq_sentences(draft, faq) if faq is not None else []
+
+
+def compose_answer(draft: Draft) -> Answer:
+    """Answer from the corpus, leading with the sentence that answers what was asked."""
+    cites = CitationList(draft.corpus, draft.site_url)
+    intent = draft.shape.intent
     pool = candidates(draft)
-    if not quoted:
-        lead = LEADS[intent](draft, pool)
-        if lead is not None:
-            quoted.append(lead)
-    verdict = ""
+    lead, faq, faq_lead = rule_choices(draft, pool)
+    quoted: list[Chunk] = list(faq_lead) or ([lead] if lead is not None else [])
     answered = intent is Intent.YES_NO and faq is not None and faq.polar
+    if intent is Intent.YES_NO and not answered:
+        near = polar_neighbour(draft)
+        if near is not None:
+            faq, faq_lead, answered = near, faq_sentences(draft, near), True
+            quoted = list(faq_lead)
+    ranked = _learned_order(draft, pool, lead, faq_lead)
+    if ranked and not answered:
+        best = ranked[0][0]
+        quoted = list(faq_lead) if best in faq_lead else [best]
+    gap = ""
+    verdict = ""
     how = "faq" if answered else ""
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
@@ -306,7 +212,8 @@ def compose_answer(draft: Draft) -> Answer:
             quoted.append(follower)
     limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
     room = max(0, 4 - len(quoted))
-    extra = _supporting(draft, pool, quoted, min(limit, room))
+    extra = (_learned_supporting(draft, ranked, quoted, min(limit, room)) if ranked
+             else _supporting(draft, pool, quoted, min(limit, room)))
     parts = []
     for i, sentence in enumerate(quoted + extra):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
@@ -331,6 +238,46 @@ def compose_answer(draft: Draft) -> Answer:
                   suggestions=follow_ups(draft.corpus, draft.subject or main),
                   intent=intent.value, gap=gap, faq=faq.ref if faq else "",
                   note=note, polarity=how)
+
+
+#: Candidates the learned model scores (the pool's best by similarity score).
+LEARNED_POOL = 30
+#: A supporting sentence the learned model scores below this is not quoted.
+LEARNED_FLOOR = 0.1
+
+
+def _learned_order(draft: Draft, pool: list[Candidate], lead: Chunk | None,
+                   faq: list[Chunk]) -> list[tuple[Chunk, float]]:
+    """The candidates with the learned model's probability, best first ([] without one)."""
+    if draft.learning is None or not pool:
+        return []
+    scored = with_choices(pool, lead, faq, LEARNED_POOL)
+    probs = draft.learning.rank_sentences(draft, scored, lead, faq)
+    if probs is None:
+        return []
+    order = sorted(zip((c.sentence for c in scored), probs, strict=True),
+                   key=lambda t: -t[1])
+    return [(s, p) for s, p in order if stands_alone(s.text) or s in faq]
+
+
+def _learned_supporting(draft: Draft, ranked: list[tuple[Chunk, float]], quoted: list[Chunk],
+                        limit: int) -> list[Chunk]:
+    """Up to `limit` more sentences in the learned order, without repeats or table rows."""
+    chosen: list[Chunk] = []
+    taken = list(quoted)
+    for sentence, p in ranked:
+        if len(chosen) >= limit or p < LEARNED_FLOOR:
+            break
+        if sentence in taken or is_table_row(sentence.id) or "::facts" in sentence.id:
+            continue
+        if any(_repeats(draft.retriever, sentence, t) for t in taken):
+            continue
+        chosen.append(sentence)
+        taken.append(sentence)
+    lead_slug = quoted[0].slug if quoted else draft.subject
+    order = {slug: i for i, slug in enumerate(draft.focus)}
+    chosen.sort(key=lambda s: (s.slug != lead_slug, order.get(s.slug, 99), s.position))
+    return chosen
 
 
 def _support_note(faq, quoted: list) -> str:

@@ -63,9 +63,12 @@ class Settings:
                               "Retrieval mode: hybrid (dense + BM25 + term match), dense or bm25.")
     top_k: int = _setting(5, "ASSISTANT_TOP_K", "Pages retrieved per question.")
     learned_rank: int = _setting(1, "ASSISTANT_LEARNED_RANK",
-                                 "1 = order retrieved pages with the model learned from labelled "
-                                 "questions (evals/golden + dev; trained once, cached in the data "
-                                 "dir); 0 = the hand-set hybrid order.")
+                                 "1 = use the parts learned from labelled questions (page order, "
+                                 "yes/no questions, the answering sentence; trained once, cached "
+                                 "in the data dir); 0 = the hand-set rules only.")
+    learn_from: str = _setting("golden,dev", "ASSISTANT_LEARN_FROM",
+                               "Labelled question sets (evals/<name>.jsonl) the learned parts "
+                               "are fitted on; the sealed test split is refused.")
     min_relevance: float = _setting(0.36, "ASSISTANT_MIN_RELEVANCE",
                                     "Cosine similarity of the best passage below which a question "
                                     "without a glossary term counts as out of scope.")
@@ -95,13 +98,23 @@ class Settings:
                                           "Questions per minute per visitor (client IP), "
                                           "counted across the chat, widget and APIs; 0 disables.")
     trusted_proxies: str = _setting("", "ASSISTANT_TRUSTED_PROXIES",
-                                    "Comma-separated proxy IPs whose X-Forwarded-For is trusted.")
+                                    "Comma-separated proxy IPs whose X-Forwarded-For, "
+                                    "X-Forwarded-Host and X-Forwarded-Proto are believed "
+                                    "(from anyone else they are ignored).")
     allowed_origins: str = _setting("", "ASSISTANT_ALLOWED_ORIGINS",
                                     "Comma-separated origins allowed to embed the widget and "
                                     "call the API from a browser; empty = same origin only.")
     max_concurrent_per_ip: int = _setting(4, "ASSISTANT_MAX_CONCURRENT_PER_IP",
                                           "Questions one visitor may have waiting or being "
                                           "answered at once; more get HTTP 429.")
+    event_rate_limit: int = _setting(120, "ASSISTANT_EVENT_RATE_LIMIT",
+                                     "Events per minute per visitor entering the pages' "
+                                     "queues (questions, page loads, thumbs, new chat ...); "
+                                     "more get HTTP 429; 0 disables.")
+    max_queued_per_ip: int = _setting(8, "ASSISTANT_MAX_QUEUED_PER_IP",
+                                      "Events of any kind one visitor may have waiting or "
+                                      "running in the pages' queues at once; more get HTTP "
+                                      "429; 0 disables.")
     max_request_bytes: int = _setting(65536, "ASSISTANT_MAX_REQUEST_BYTES",
                                       "Largest request body accepted; a bigger one gets HTTP "
                                       "413 before it is read.")
@@ -119,10 +132,12 @@ class Settings:
                                             "Hours a console sign-in lasts.")
     login_brake: int = _setting(30, "ASSISTANT_LOGIN_BRAKE",
                                 "Failed console sign-ins from all clients in 5 minutes after "
-                                "which every sign-in waits (5 per client in any case).")
+                                "which every client that failed recently waits (5 per client "
+                                "in any case); the right password from a client with no "
+                                "recent failure still signs in.")
     header_timeout_s: float = _setting(10.0, "ASSISTANT_HEADER_TIMEOUT",
-                                       "Seconds a client has to send a request's headers; "
-                                       "slower connections are closed.")
+                                       "Seconds a client has to send a request's headers, and "
+                                       "then its body; slower connections are closed.")
     keep_alive_s: int = _setting(5, "ASSISTANT_KEEP_ALIVE_TIMEOUT",
                                  "Seconds an idle keep-alive connection is kept open.")
     queue_size: int = _setting(64, "ASSISTANT_QUEUE_SIZE",
@@ -151,6 +166,13 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+    def labelled_files(self) -> tuple[Path, ...]:
+        """The labelled question files the learned parts are fitted on (never test)."""
+        names = [n.strip() for n in self.learn_from.split(",") if n.strip()]
+        if "test" in names:
+            raise SettingsError("ASSISTANT_LEARN_FROM may not name the sealed test split")
+        return tuple(_REPO / "evals" / f"{n}.jsonl" for n in names)
 
     @property
     def chroma_dir(self) -> Path:
@@ -183,7 +205,8 @@ class Settings:
             raise SettingsError(f"ASSISTANT_EMBEDDING_BACKEND must be onnx or torch, "
                                 f"not {self.embedding_backend!r}")
         for name in ("retention_days", "max_concurrent_per_ip", "login_brake",
-                     "answer_cache_size", "embed_batch_wait_ms"):
+                     "answer_cache_size", "embed_batch_wait_ms", "event_rate_limit",
+                     "max_queued_per_ip"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in ("console_session_hours", "header_timeout_s"):

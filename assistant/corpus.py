@@ -45,6 +45,7 @@ class Source:
     publisher: str
     year: str
     url: str = ""
+    kind: str = ""  # vendor, standard, paper or market; inferred when empty (source_kind)
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,8 @@ def read_page(path: Path) -> Page:
         sources.append(Source(title=str(item["title"]).strip(),
                               publisher=str(item.get("publisher", "")).strip(),
                               year=str(item.get("year", "")).strip(),
-                              url=str(item.get("url", "") or "").strip()))
+                              url=str(item.get("url", "") or "").strip(),
+                              kind=str(item.get("kind", "") or "").strip().lower()))
     updated = meta.get("updated", "")
     if isinstance(updated, (dt.date, dt.datetime)):
         updated = updated.isoformat()[:10]
@@ -321,6 +323,7 @@ def _check_page(page: Page, rel: str, path: Path) -> Iterable[Problem]:
     kind = "glossary" if path.parent.name == "glossary" else "lesson"
     yield from _check_front_matter(page, rel, path, kind)
     yield from _check_faq_and_sources(page, rel)
+    yield from _check_figure_sources(page, rel)
     yield from _check_body(page, rel, kind)
 
 
@@ -360,6 +363,47 @@ def _check_faq_and_sources(page: Page, rel: str) -> Iterable[Problem]:
             yield Problem(rel, f"facts.{key}", f"unknown key; use {', '.join(FACT_KEYS)}")
     if page.updated and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", page.updated):
         yield Problem(rel, "updated", "must be a date YYYY-MM-DD")
+
+
+# --- sources for figures ----------------------------------------------------------------
+
+#: The kinds of source a page can cite; `market` (price lists, pricing pages, financial
+#: results, analysts' cost studies) is never inferred: a source says `kind: market` itself.
+SOURCE_KINDS = ("vendor", "standard", "paper", "market")
+_PAPER = re.compile(r"\b(ACM|USENIX|NeurIPS|ICML|ICLR|MLSys|arXiv|ISCA|OSDI|NSDI|SIGCOMM|"
+                    r"SC\d\d|IEEE Micro|IEEE/ACM|Proceedings|Journal|Hot Chips|HPCA|EuroSys)\b")
+_STANDARD = re.compile(r"\b(IEEE (?:Std|Standard|802)|802\.\d|RFC ?\d+|IETF|Specification|"
+                       r"Trade Association|Consortium|JEDEC|PCI-SIG|OCP)\b", re.I)
+#: A price ("$5,700") needs a market source; a hardware figure ("400 Gb/s", "64 ports",
+#: "1.8 TB/s") needs the vendor's document or the standard that sets it.
+_FIGURE_NEEDS = (
+    ("prices", re.compile(r"\$\s?\d"), ("market",)),
+    ("hardware figures", re.compile(
+        r"\d\s?(?:Gb/s|GB/s|Tb/s|TB/s|GT/s|Gbps|Tbps|TFLOP/?s|PFLOP/?s|kW|MW|ns|µs|"
+        r"ports?|lanes?)\b"), ("vendor", "standard")),
+)
+
+
+def source_kind(source: Source) -> str:
+    """Return what kind of source this is: vendor, standard, paper or market."""
+    if source.kind:
+        return source.kind
+    text = f"{source.title} {source.publisher}"
+    if _PAPER.search(text):
+        return "paper"
+    return "standard" if _STANDARD.search(text) else "vendor"
+
+
+def _check_figure_sources(page: Page, rel: str) -> Iterable[Problem]:
+    text = " ".join([page.summary, page.body, *(f.a for f in page.faq), *page.facts.values()])
+    kinds = {source_kind(s) for s in page.sources}
+    for i, source in enumerate(page.sources):
+        if source.kind and source.kind not in SOURCE_KINDS:
+            yield Problem(rel, f"sources[{i}].kind", f"must be one of {', '.join(SOURCE_KINDS)}")
+    for what, figure, needed in _FIGURE_NEEDS:
+        if figure.search(text) and not kinds.intersection(needed):
+            yield Problem(rel, "sources", f"the page gives {what} but cites no "
+                                          f"{' or '.join(needed)} source for them")
 
 
 def _check_body(page: Page, rel: str, kind: str) -> Iterable[Problem]:

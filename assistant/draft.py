@@ -14,6 +14,7 @@ from .text import stands_alone
 from .words import residual_words, stem, stems_of
 
 if TYPE_CHECKING:
+    from .learned import Learning
     from .retrieve import Retrieval, Retriever
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -46,6 +47,7 @@ class Draft:
     subject: str | None
     compare: list[str] = field(default_factory=list)
     site_url: str = ""
+    learning: Learning | None = None  # the learned parts (learned.py); None = rules only
 
     @cached_property
     def terms(self) -> frozenset[str]:
@@ -176,3 +178,14 @@ def _fit_by(pattern: re.Pattern[str]):
 def names_any(text: str, corpus: Corpus, slugs: set[str]) -> bool:
     """Return True if a text names every one of the given pages' terms."""
     return all(names_page(text, corpus.get(s)) for s in slugs)
+
+
+def with_choices(pool: list[Candidate], lead: Chunk | None, faq: list[Chunk], size: int
+                 ) -> list[Candidate]:
+    """The pool's best `size` candidates, plus the rule lead and FAQ sentences if outside."""
+    top = pool[:size]
+    known = {c.sentence.id: c for c in pool}
+    for chunk in [c for c in (lead, *faq) if c is not None]:
+        if all(c.sentence.id != chunk.id for c in top):
+            top.append(known.get(chunk.id) or Candidate(chunk, 0.0, 0.0))
+    return top

@@ -381,14 +381,14 @@ def print_report(result: EvalResult) -> None:
         print(f"    expected {expected}, got {r['retrieved'][:3]} ({r['kind']})")
 
 
-def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPORT) -> Path:
-    """Run hybrid, dense and BM25 on the golden set and write the side-by-side report."""
-    from .chain import Assistant
-
+def write_report(settings: Any, build: Any, golden: Path = DEFAULT_GOLDEN,
+                 path: Path = REPORT) -> Path:
+    """Run hybrid, dense and BM25 on the golden set and write the side-by-side report;
+    `build(settings)` makes the assistant (Assistant.from_settings)."""
     results: dict[str, EvalResult] = {}
     corpus_size = chunks = 0
     for mode in ("hybrid", "dense", "bm25"):
-        bot = Assistant.from_settings(settings.replace(retriever=mode))
+        bot = build(settings.replace(retriever=mode))
         corpus_size = len(bot.corpus)
         chunks = len(bot.retriever.chunks)
         results[mode] = run_eval(bot, golden, REPO / "evals" / "out" / f"{mode}.jsonl")
@@ -407,7 +407,7 @@ def write_report(settings: Any, golden: Path = DEFAULT_GOLDEN, path: Path = REPO
         lines.append(f"| {name} | " + " | ".join(str(results[m].metrics[name])
                                                   for m in ("hybrid", "dense", "bm25")) + " |")
     splits = {"golden": results["hybrid"],
-              **run_splits(Assistant.from_settings(settings), ("dev", "test"))}
+              **run_splits(build(settings), ("dev", "test"))}
     lines += ["", "## Golden, dev and the sealed test split (hybrid)", "",
               "Golden is the regression set the answer rules and the learned parts were fitted "
               "on; dev was written blind and is tuned on; test was written blind and is "

@@ -113,9 +113,60 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # A hedged "Yes, but only bluntly" answers the FAQ's own words; one the visitor
             # adds to ("... to its fair share?") may be what the "but" denies.
             hedged = _HEDGED.match(sentences[0].text) and bool(draft.words - words)
-            return FAQMatch(question.slug, index, question.text, sim, sentences,
-                            same_qualifiers(draft.question, question.text) and not hedged)
+            # Its Yes or No stands only for a question asked the same way round ("an NCCL
+            # *equivalent* for AMD" is not "does NCCL run on AMD").
+            alike = (same_qualifiers(draft.question, question.text) and not hedged
+                     and _turns(draft.question) == _turns(question.text))
+            return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
     return None
+
+
+#: A yes/no question takes the Yes or No of the nearest FAQ question from this similarity,
+#: when the two ask alike (`polar_neighbour`). Set where the golden set had no wrong word.
+NEIGHBOUR_AT = 0.70
+NEIGHBOUR_SURE = 0.85  # from here the wording may differ ("hook up" for "connect")
+#: Words that turn a question round: a question with one of them and an FAQ question without
+#: it ask opposite things ("does iWARP work with no PFC?" against "does iWARP need PFC?").
+_TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
+                    r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
+                    r"only|just|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
+                    r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
+                    r"counterpart|substitute|competitor|rival)\b", re.I)
+_HEDGED_ANY = re.compile(r"^(yes|no)\W+(but|partly|mostly|usually|often|sometimes|somewhat|"
+                         r"in\s+general|generally|not\s+always|not\s+necessarily|in\s+part|"
+                         r"only|slightly|rarely)\b", re.I)
+
+
+def polar_neighbour(draft: Draft) -> FAQMatch | None:
+    """The FAQ entry nearest in meaning to a yes/no question whose plain Yes or No answers
+    it: close enough, the same terms, qualifiers and turning words ("without", "only"), and
+    the visitor's other words said in the answer. None when no entry is that close."""
+    for question, sim in draft.retriever.faq_questions(draft.retrieval.vector, limit=3):
+        if sim < NEIGHBOUR_AT:
+            break
+        sentences = tuple(draft.retriever.sentences_of_chunk(question.chunk_id))
+        if not sentences or not _YES_NO.match(sentences[0].text) or _HEDGED_ANY.match(
+                sentences[0].text):
+            continue
+        theirs = {m.slug for m in draft.retriever.terms.find(question.text)
+                  if draft.corpus.pages[m.slug].kind == "glossary"}
+        if theirs - draft.terms - {question.slug} or not same_qualifiers(draft.question,
+                                                                         question.text):
+            continue
+        if _turns(draft.question) != _turns(question.text):
+            continue
+        # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an
+        # NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs").
+        words = residual_words(question.text, draft.retriever)
+        if sim < NEIGHBOUR_SURE and not _addresses(draft, words, sentences):
+            continue
+        index = int(question.chunk_id.rsplit("::", 1)[-1])
+        return FAQMatch(question.slug, index, question.text, sim, sentences)
+    return None
+
+
+def _turns(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower().replace("'", "") for m in _TURNS.finditer(text))
 
 
 def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:

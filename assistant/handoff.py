@@ -2,9 +2,9 @@
 
 A request is checked here (question within the question cap, an optional email of a sane
 shape, the conversation so far cleaned and clipped), stored in the console's inbox by
-`Store.add_handoff`, and, when `ASSISTANT_HANDOFF_WEBHOOK` is set, POSTed as JSON to that URL
-from a background thread: the visitor's thank-you never waits for it. The outcome of the POST
-is recorded on the row (`webhook_status`).
+`HandoffLog.add_handoff` (in `handoff_log`), and, when `ASSISTANT_HANDOFF_WEBHOOK` is set,
+POSTed as JSON to that URL by a small pool of background threads: the visitor's thank-you
+never waits for it. The outcome of the POST is recorded on the row (`webhook_status`).
 
 Emails are stored only here, deleted with the request after `ASSISTANT_RETENTION_DAYS`, and
 removable on request (`Store.forget_email`).
@@ -19,21 +19,22 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import queue
 import re
 import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .inputs import Message, clean_history, clean_text
 
 if TYPE_CHECKING:
     from .config import Settings
-    from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,14 @@ MAX_REPLY = 4000
 #: Loose on purpose: one @, no spaces or markup characters, a dot in the domain.
 EMAIL = re.compile(r"[^@\s<>()\[\]\\,;:\"']+@[^@\s<>()\[\]\\,;:\"']+\.[^@\s<>()\[\]\\,;:\"'.]+")
 THANKS = "Thank you: our support team has your question{reply}."
+#: Webhook deliveries made at once, and waiting at most; a request beyond them is stored (it
+#: is in the inbox) but not sent, and its row says so.
+WEBHOOK_WORKERS = 2
+WEBHOOK_BACKLOG = 100
+NOT_SENT = "not sent: too many webhook deliveries waiting"
+#: Said plainly when the visitor left no email: nobody can write back.
+NO_REPLY = ("You left no email, so we cannot reply to you; the team may add the answer to "
+            "the glossary instead.")
 
 
 class HandoffError(ValueError):
@@ -79,7 +88,7 @@ class Handoff:
     reply: str = ""
     answered_by: str = ""
     answered_at: str = ""
-    webhook_status: str = ""  # "" (no webhook), "pending", "sent (HTTP 200)", "failed: ..."
+    webhook_status: str = ""  # "", "pending", "sent (HTTP 200)", "failed: ...", NOT_SENT
 
     def payload(self) -> dict[str, Any]:
         """Return the JSON object the webhook receives."""
@@ -126,7 +135,9 @@ def consent_note(days: int, support_email: str = "") -> str:
 
 def thanks(email: str | None) -> str:
     """Return the thank-you a visitor sees once a request is stored."""
-    return THANKS.format(reply=" and will reply by email" if email else "")
+    if email:
+        return THANKS.format(reply=" and will reply by email")
+    return THANKS.format(reply="") + " " + NO_REPLY
 
 
 # -- the webhook ------------------------------------------------------------------------------
@@ -167,17 +178,85 @@ class Webhook:
         return f"failed after {self.attempts} attempt{plural}: {reason}"[:300]
 
 
+class DeliveryPool:
+    """A few daemon threads working through a bounded backlog of deliveries.
+
+    A slow or hanging webhook ties up `workers` threads, never one per request; once
+    `workers + backlog` deliveries are running or waiting, `submit` refuses more instead of
+    queueing without end.
+
+    Example:
+        >>> pool = DeliveryPool(workers=2, backlog=100)
+        >>> pool.submit(print, "sent")
+        True
+    """
+
+    def __init__(self, workers: int = WEBHOOK_WORKERS, backlog: int = WEBHOOK_BACKLOG,
+                 idle_s: float = 60.0):
+        self.workers = max(1, workers)
+        self.idle_s = idle_s
+        # Deliveries accepted and not finished (running or waiting): at most workers + backlog,
+        # whichever thread happens to be quicker.
+        self._slots = threading.BoundedSemaphore(self.workers + max(0, backlog))
+        self._jobs: queue.Queue[tuple[Any, tuple[Any, ...]]] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Any, *args: Any) -> bool:
+        """Queue a call for a worker; return False (and drop it) when the backlog is full."""
+        if not self._slots.acquire(blocking=False):
+            return False
+        with self._lock:  # one lock for starting, queueing and retiring: no job is stranded
+            self._jobs.put_nowait((job, args))
+            while len(self._threads) < self.workers:
+                thread = threading.Thread(target=self._work, daemon=True,
+                                          name=f"handoff-webhook-{len(self._threads) + 1}")
+                self._threads.append(thread)
+                thread.start()
+        return True
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job, args = self._jobs.get(timeout=self.idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():  # idle: the next submit starts a thread again
+                        self._threads.remove(threading.current_thread())
+                        return
+                continue
+            try:
+                job(*args)
+            except Exception:  # a job records its own failure; this is a last resort
+                log.exception("a webhook delivery crashed")
+            finally:
+                self._slots.release()
+
+
+class RequestLog(Protocol):
+    """Where an Inbox keeps requests: the log (`handoff_log.HandoffLog`, `store.Store`)."""
+
+    def add_handoff(self, request: HandoffRequest, webhook_status: str = "") -> Handoff:
+        """Store a checked request as an open one and return it."""
+        ...
+
+    def set_webhook_status(self, handoff_id: int, status: str) -> None:
+        """Record what the webhook made of a request."""
+        ...
+
+
 class Inbox:
     """Takes visitors' requests: checks them, stores them, and notifies the webhook.
 
     Shared by the chat, the widget and `POST /api/handoff`.
     """
 
-    def __init__(self, store: Store, settings: Settings, webhook: Webhook | None = None):
+    def __init__(self, store: RequestLog, settings: Settings, webhook: Webhook | None = None):
         self.store = store
         self.settings = settings
         self.webhook = webhook or (Webhook(settings.handoff_webhook)
                                    if settings.handoff_webhook else None)
+        self.deliveries = DeliveryPool(WEBHOOK_WORKERS, WEBHOOK_BACKLOG)
 
     def submit(self, question: Any, email: Any = None, history: Any = None, *,
                session: Any = "", page: Any = "") -> Handoff:
@@ -186,9 +265,10 @@ class Inbox:
                            max_question_chars=self.settings.max_question_chars)
         handoff = self.store.add_handoff(request,
                                          webhook_status="pending" if self.webhook else "")
-        if self.webhook is not None:
-            threading.Thread(target=self._notify, args=(handoff,), daemon=True,
-                             name=f"handoff-webhook-{handoff.id}").start()
+        if self.webhook is not None and not self.deliveries.submit(self._notify, handoff):
+            log.warning("handoff %d: %s", handoff.id, NOT_SENT)
+            self.store.set_webhook_status(handoff.id, NOT_SENT)
+            handoff = dataclasses.replace(handoff, webhook_status=NOT_SENT)
         return handoff
 
     def _notify(self, handoff: Handoff) -> None:

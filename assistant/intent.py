@@ -61,7 +61,8 @@ _YES_NO_LATE = _rx(rf"^(so\s+)?(if|with|when|once|after|without|for|on|in|during
                    rf"[^?]{{1,80}}?"
                    rf"(,\s*|\s)(then\s+)?{_AUX}\s+(i|we|you|it|they|there|the|a|an|my|our|this|"
                    rf"that|these|those|[\w-]+)\b")
-_NEGATED = _rx(r"^\w+n't\b|^\w+\s+\w+\s+not\b")
+_NEGATED = _rx(r"^(is|are|was|were|does|do|did|can|could|should|would|has|have|had|wo|ai)"
+               r"n'?t\b|^\w+\s+\w+\s+not\b")
 _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"
            r"reason|what\s+causes|what\s+makes)\b")
 _PROCEDURE = _rx(r"\bhow\s+(do|can|should|would)\s+(i|we|you|one)\s+(configure|set\s*up|setup|"
@@ -178,11 +179,19 @@ def classify(question: str, comparing: bool = False) -> Shape:
         # "how do I ..." and "why ..." and "which should I ..." win over a yes/no look
         if not (_PROCEDURE.search(q) and not _YES_NO.search(q)) and not _WHY.search(q) \
                 and not _CHOICE.search(q):
-            return Shape(Intent.YES_NO, units, negated=bool(_NEGATED.search(q)))
+            return Shape(Intent.YES_NO, units, negated=negated(q))
     for rule, intent in _RULES:
         if rule(q, units, comparing):
             return Shape(intent, units or (("value",) if intent is Intent.QUANTITY else ()))
     return Shape(Intent.GENERAL, units)
+
+
+def negated(question: str) -> bool:
+    """True if a yes/no question is asked the other way round ("isn't", "doesnt X ..."), in
+    its own clause when context comes first ("we use RoCE. doesn't that need PFC?")."""
+    q = " ".join(question.strip().split())
+    last = [p.strip() for p in re.split(r"[.!?;]\s+|,\s+(?:so\s+|but\s+)?", q) if p.strip()]
+    return bool(_NEGATED.search(last[-1] if last else q))
 
 
 def _measured(q: str, units: tuple[str, ...]) -> bool:

@@ -4,22 +4,18 @@ and `settle`, which finds the sentence that says yes or no."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .corpus import FACT_LABELS, Chunk, Page
 from .draft import (
-    COVERAGE_BONUS,
     Candidate,
     Draft,
     _best,
     _fit_by,
     _subject_page,
-    coverage,
-    coverage_parts,
     names_page,
 )
 from .intent import UNIT_PATTERNS, Intent, has_unit
-from .polarity import explain, same_qualifiers
 from .retrieve import MEASURES
 from .text import numbers_in, stands_alone
 from .words import (
@@ -373,145 +369,6 @@ def lead_comparison(draft: Draft, pool: list[Candidate]) -> Chunk | None:
         both = [c for c in pool if names_both(c)] if sides else pool
     best = _best(draft, both or pool, _fit_by(_CONTRAST))
     return best.sentence if best else None
-
-
-#: A sentence must be at least this close to a yes/no question to settle it.
-SETTLE_FLOOR = 0.5
-
-
-#: Judgement words a yes/no question can ask about. Stemming maps "expensive" to "cost" so
-#: that retrieval finds cost sentences, but a sentence that states a cost does not say it is
-#: expensive: to answer Yes or No it must use a word of the same judgement.
-_JUDGEMENTS = (
-    (re.compile(r"\b(expensive|costly|pricey|pricy)\b", re.I),
-     re.compile(r"\b(expensive|costly|cost\s+more|premium|pricey)\b", re.I)),
-    (re.compile(r"\b(cheap|cheaper|inexpensive|affordable)\b", re.I),
-     re.compile(r"\b(cheap\w*|inexpensive|affordable|cost\s+less|lower[- ]cost|(lowers?|"
-                r"reduces?|cuts?|spreads?)\s+(the\s+)?(\w+\s+)?cost)", re.I)),
-    (re.compile(r"\bslow(s|ing)?\s+(\w+\s+)?down\b|\b(is|are|get|gets|become|run|runs)\s+"
-                r"(\w+\s+){0,2}(slow|slower)\b", re.I),
-     re.compile(r"\b(slow\w*|throttl\w*|bottleneck\w*|limits?|congest\w*)\b", re.I)),
-    (re.compile(r"\b(make|makes|is|are|run|runs|get|gets)\s+(\w+\s+){0,3}(fast|faster|"
-                r"quicker)\b", re.I),
-     re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up|higher\s+throughput)\b", re.I)),
-    (re.compile(r"\b(same|identical|different|differ)\b", re.I),
-     re.compile(r"\b(same|identical|different|differs?|distinct|another\s+name|unlike|"
-                r"rather\s+than|instead\s+of|confus\w*)\b", re.I)),
-)
-
-
-_UNIVERSAL = re.compile(r"\b(all|every|each|any|always|ever|literally|completely|entirely|"
-                        r"totally|zero)\b", re.I)
-
-
-#: Opposites: a sentence that says "below" where the question says "above" answers another
-#: question (and its Yes or No would be the wrong way round).
-_OPPOSITES = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
-    ("above", "below"), ("more", "less|fewer"), ("higher", "lower"), ("before", "after"),
-    ("faster", "slower"), ("larger|bigger", "smaller"), ("increases?", "decreases?|reduces?"),
-    ("over", "under"), ("inside", "outside"), ("always", "never")))
-
-
-def _judges_alike(question: str, sentence: str) -> bool:
-    """True unless the question asks for a judgement the sentence does not make, or the
-    sentence says the opposite word ("below" for "above")."""
-    if not all(says.search(sentence) for asks, says in _JUDGEMENTS if asks.search(question)):
-        return False
-    for a, b in _OPPOSITES:
-        for mine, other in ((a, b), (b, a)):
-            if (mine.search(question) and not other.search(question)
-                    and other.search(sentence) and not mine.search(sentence)):
-                return False
-    return True
-
-
-#: A property and words that state its opposite: "Standard Ethernet drops packets when a queue
-#: overflows" answers "is normal Ethernet lossless?" with No.
-_ANTONYMS = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})", re.I)) for a, b in (
-    ("lossless", r"lossy|drops?\s+(packets|frames)|loses\s+packets"),
-    ("lossy", r"lossless"),
-    ("routable", r"cannot\s+be\s+routed|not\s+routable|cannot\s+leave\s+one\s+layer-2"),
-    # "is electricity a big part of the rental price?" - "under 2 percent of" it
-    (r"(big|large|major|significant|huge|substantial)\s+(part|share|portion|fraction|chunk)",
-     r"small\s+(part|share|portion|fraction)|(under|less\s+than|below)\s+\d+(\.\d+)?\s*"
-     r"(percent|%)|negligible|minor\s+(part|share)"),
-))
-
-
-def _contradicts(draft: Draft, sentence: str) -> bool:
-    """True if the sentence states the opposite of the property the question asks about, and
-    names the rest of the question."""
-    if draft.shape.negated:
-        return False
-    for asks, opposite in _ANTONYMS:
-        said = asks.search(draft.question)
-        if not (said and opposite.search(sentence)) or asks.search(sentence):
-            continue
-        # The other terms must be named ("Ethernet"); the property may itself be a term.
-        others = [draft.corpus.pages[t] for t in draft.terms]
-        others = [p for p in others if not asks.search(" ".join((p.title, *p.aliases)))]
-        if not all(names_page(sentence, p) for p in others):
-            continue
-        rest = draft.words - stems_of(said.group(0))
-        if not rest or len(rest & stems_of(sentence)) * 2 >= len(rest):
-            return True
-    return False
-
-
-_POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
-
-
-def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
-    """True if the FAQ a Yes/No sentence answers names every term and qualifier asked."""
-    asked = draft.retriever.faq_question_of(sentence.chunk_id)
-    if asked is None:
-        return True
-    # What the FAQ asked, and what its answer adds ("... with RoCE as well as InfiniBand")
-    said = f"{asked} {sentence.text}"
-    theirs = {m.slug for m in draft.retriever.terms.find(said)} | {sentence.slug}
-    return draft.terms <= theirs and same_qualifiers(draft.question, said)
-
-
-class Verdict(NamedTuple):
-    """A Yes or No ("" when the sentence opens with its own), the sentence that says it, and
-    the reading that found it (contradicts, own, mistake, deny, affirm: polarity.py)."""
-
-    word: str
-    sentence: Chunk
-    how: str
-
-
-def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
-    """Find the quoted sentence that says yes or no to the question (polarity.py)."""
-    if not draft.words and len(draft.terms) < 2:
-        return None  # "do I need one?": no claim beyond the subject to say yes or no to
-
-    ranked = sorted((c for c in pool if c.similarity >= SETTLE_FLOOR),
-                    key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
-                    reverse=True)
-    for rank, c in enumerate(ranked[:8]):
-        if not same_qualifiers(draft.question, c.sentence.text):
-            continue  # said of RoCE v2 or ZeRO stage 3, not of the v1 or stage 2 asked about
-        # The sentence must name the question's terms; a clause of it, the claim's words.
-        if _contradicts(draft, c.sentence.text):
-            return Verdict("No", c.sentence, "contradicts")
-        named = coverage_parts(draft, c.sentence.text)[0]
-        if named < 0.66:
-            continue
-        if not _judges_alike(draft.question, c.sentence.text):
-            continue
-        word, how = explain(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
-                            draft.shape.negated, closest=rank < 3,
-                            universal=bool(_UNIVERSAL.search(draft.question)),
-                            terms_carry=named == 1.0 and len(draft.terms) >= 2
-                            and len(draft.words) <= 1, asked=draft.question)
-        if how == "own" and not _asks_as_much(draft, c.sentence):
-            continue  # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?"
-        if how == "affirm" and (not draft.terms or _POINTS_BACK.search(draft.question)):
-            continue  # "does that also hit ...?": part of the claim is in the conversation
-        if word is not None:
-            return Verdict(word, c.sentence, how)
-    return None
 
 
 def lead_yes_no(draft: Draft, pool: list[Candidate]) -> Chunk | None:

@@ -108,25 +108,40 @@ class ConcurrencyCap:
 class Refusal:
     """Why a question was not admitted, and when to try again."""
 
-    reason: str  # "rate" or "concurrency"
+    reason: str  # "rate", "concurrency" or "queued"
     retry_after_s: int
 
 
 @dataclass
 class Admission:
-    """The per-client limits every question passes before it is queued or answered.
+    """The per-client limits every question passes before it is queued or answered, and
+    those every event entering a page's queue passes (questions, page loads, thumbs ...).
 
     Shared by the chat, the widget, Gradio's API and the JSON API, so that a client's questions
     are counted once wherever they arrive.
 
     Example:
-        >>> gate = Admission(RateLimiter(20), ConcurrencyCap(4))
+        >>> gate = Admission(RateLimiter(20), ConcurrencyCap(4), RateLimiter(120), 8)
         >>> gate.admit("203.0.113.9") is None        # admitted; release() when answered
         True
+        >>> gate.admit_event("203.0.113.9", queued=8).reason
+        'queued'
     """
 
     rate: RateLimiter
     concurrency: ConcurrencyCap
+    events: RateLimiter = field(default_factory=lambda: RateLimiter(0))
+    max_queued: int = 0  # a client's events waiting or running in the queues; 0: no cap
+
+    def admit_event(self, client: str, queued: int) -> Refusal | None:
+        """Admit one event into a page's queue from a client that has `queued` there
+        already (None), or say why not."""
+        if self.max_queued > 0 and queued >= self.max_queued:
+            return Refusal("queued", 2)
+        wait = self.events.check(f"ip:{client}")
+        if wait:
+            return Refusal("rate", max(1, math.ceil(wait)))
+        return None
 
     def admit(self, client: str) -> Refusal | None:
         """Admit one question from a client (None), or say why not."""
@@ -177,8 +192,11 @@ class LoginGuard:
     """Checks admin logins in constant time, with two brakes on guessing.
 
     A client is locked out after `max_failures` failures in `window_s`; and after
-    `max_global_failures` failures from all clients together, every login is refused until
-    the window has passed (many clients guessing at once).
+    `max_global_failures` failures from all clients together (many clients guessing at once)
+    every client that has failed recently waits until the window has passed. A client with no
+    recent failure may still try, so the admin is not locked out by others' guessing; one wrong
+    guess from it during the brake and it waits too (a guessing botnet gets one try per
+    address per window, not five).
     """
 
     password: str
@@ -190,27 +208,38 @@ class LoginGuard:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def locked(self, client: str, now: float | None = None) -> bool:
-        """Return True while a client (or everyone) has too many recent failures."""
+        """Return True while a client must wait (its own failures, or the global brake)."""
         return self.retry_after(client, now) > 0
 
     def retry_after(self, client: str, now: float | None = None) -> float:
         """Return the seconds until the client may try again (0.0: now)."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            waits = []
-            for q, limit in ((self._failures[client], self.max_failures),
-                             (self._all, self.max_global_failures)):
+            own, everyone = self._failures[client], self._all
+            for q in (own, everyone):
                 while q and now - q[0] >= self.window_s:
                     q.popleft()
-                if limit > 0 and len(q) >= limit:
-                    waits.append(q[len(q) - limit] + self.window_s - now)
-            if not self._failures[client]:
+            waits = []
+            if self.max_failures > 0 and len(own) >= self.max_failures:
+                waits.append(own[len(own) - self.max_failures] + self.window_s - now)
+            if own and self.max_global_failures > 0 and len(everyone) >= self.max_global_failures:
+                waits.append(everyone[len(everyone) - self.max_global_failures]
+                             + self.window_s - now)
+            if not own:
                 del self._failures[client]
             return max(waits, default=0.0)
 
+    def braking(self, now: float | None = None) -> bool:
+        """Return True while the global brake is on (too many failures from everywhere)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            while self._all and now - self._all[0] >= self.window_s:
+                self._all.popleft()
+            return 0 < self.max_global_failures <= len(self._all)
+
     def check(self, username: str, password: str, client: str = "",
               now: float | None = None) -> bool:
-        """Return True for the right credentials, unless the client is locked out."""
+        """Return True for the right credentials, unless the client must wait."""
         now = time.monotonic() if now is None else now
         if self.locked(client, now):
             return False

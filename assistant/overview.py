@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .store import normalise
+from .gaps import normalise
 from .views import csv_text
 
 DAYS = 7

@@ -171,6 +171,8 @@ def without_opening(sentence: str) -> str:
     """Drop a leading Yes/No/It depends (for a question that was not yes/no)."""
     rest = re.sub(r"^(yes|no|it\s+depends(\s+on\s+[^,:;]{1,40})?)\s*[,:;-]\s*"
                   r"((partly|mostly|in\s+general|in\s+most\s+cases|usually|often|sometimes|"
-                  r"not\s+always|not\s+quite|not\s+necessarily|somewhat)\s*[,:;-]\s*)?",
+                  r"not\s+always|not\s+quite|not\s+necessarily|somewhat)\s*[,:;-]\s*)?"
+                  # "Yes, but only bluntly: PFC ...": a hedge of up to four words before a colon
+                  r"((but|only|though|although)\b[^,:;.]{0,30}:\s*)?",
                   "", sentence, flags=re.I)
     return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence

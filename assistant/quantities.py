@@ -27,10 +27,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant import calculators as calc
-from assistant.calculators import CalculatorError, MissingInput
-from assistant.calculators._base import format_price, number_kind
-from assistant.wording import (
+from . import calculators as calc
+from .calculators import CalculatorError, MissingInput
+from .calculators._base import format_price, number_kind
+from .wording import (
     BARE_ANSWER,
     CORE_RULES,
     FOLLOWUP,
@@ -47,8 +47,8 @@ from assistant.wording import (
     scaled,
     to_float,
 )
-from assistant.wording import normalize as _normalize
-from assistant.wording import scan as scan_with
+from .wording import normalize as _normalize
+from .wording import scan as scan_with
 
 __all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "amount", "detect", "run",
            "scan"]

@@ -200,7 +200,7 @@ class Reranker:
         labelled = [Labelled(item.question, item.expect.sources,
                              assistant.turn(item.question, list(item.history),
                                             item.page).retrieval)
-                    for item in _items(files)]
+                    for item in labelled_items(files)]
         reranker = cls.fit([x for x in labelled if x.retrieval is not None], faq)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(reranker.to_json()))
@@ -230,7 +230,8 @@ def _fused(hit: Any) -> float:
     return (p[0].score + 0.25 * (p[1].score if len(p) > 1 else 0.0)) if p else 0.0
 
 
-def _items(files: list[Path]) -> list[Any]:
+def labelled_items(files: tuple[Path, ...] | list[Path]) -> list[Any]:
+    """The labelled questions of these files that a page answers (no refusals, tools, staff)."""
     from .evaluate import load_golden
 
     items = []

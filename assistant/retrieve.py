@@ -7,7 +7,6 @@ import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -15,6 +14,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from .corpus import Chunk, Corpus
+from .terms import TermMatch, TermMatcher
 from .text import term_key
 
 if TYPE_CHECKING:
@@ -36,21 +36,7 @@ FAQ_ASKED = 0.80  # a page whose own FAQ asks the question this closely ...
 FAQ_LIFT = 2.5 / RRF_K  # ... is lifted like the page being read
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
-its me my of on or our so than that the their them then there these they this to use used
-using vs versus was we what when where which who why will with you your compare between same
-difference thing things work works explain tell about""".split())
 
-
-@dataclass(frozen=True)
-class TermMatch:
-    """A glossary term named in a question, exactly or with a typo."""
-
-    slug: str
-    said: str
-    key: str
-    exact: bool
-    start: int
 
 
 @dataclass(frozen=True)
@@ -91,108 +77,6 @@ class Retrieval:
     def slugs(self) -> list[str]:
         """Page slugs in rank order."""
         return [h.slug for h in self.hits]
-
-
-class TermMatcher:
-    """Finds glossary terms (titles, slugs, aliases) in free text, tolerating typos."""
-
-    def __init__(self, corpus: Corpus, vocabulary: set[str], plain: frozenset[str] = frozenset()):
-        # Two tables: glossary terms are matched first, so that a lesson whose title names
-        # two terms ("InfiniBand vs RoCE") never swallows them; lesson keys ("training cost")
-        # are matched on the words left over.
-        self.tables: list[dict[str, str]] = [{}, {}]
-        self.cased: dict[str, str] = {}
-        for page in sorted(corpus, key=lambda p: p.slug):
-            table = self.tables[0 if page.kind == "glossary" else 1]
-            for name in (page.title, page.slug.replace("-", " "), *page.aliases):
-                key = term_key(name)
-                if key and key not in _STOP:
-                    table.setdefault(key, page.slug)
-                    if key in plain and name != key and name not in (key.upper(), key.title()):
-                        # "ZeRO" names a page, "zero packets" does not: an alias that is also
-                        # a plain word of the corpus prose matches only as written.
-                        self.cased[key] = name
-        self.compacts = [{k.replace(" ", ""): v for k, v in t.items()} for t in self.tables]
-        self.vocabulary = vocabulary
-        self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
-        self._short_keys = [k for k in self.compacts[0] if len(k) == 4]
-        # A word's typo look-up compares it with every key; answers ask it of the same
-        # words again and again (a matcher lives as long as its snapshot).
-        self._typo_of = lru_cache(maxsize=16384)(self._typo_of)
-
-    # Complexity 13: the exact and fuzzy passes share their bookkeeping, so they stay together.
-    def find(self, text: str) -> list[TermMatch]:  # noqa: C901
-        """Return the terms named in the text, longest first where they overlap, in order."""
-        tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
-        taken: set[int] = set()
-        found: list[TermMatch] = []
-
-        def exact(sizes: tuple[int, ...]) -> None:
-            for table, compact_table in zip(self.tables, self.compacts, strict=True):
-                for size in sizes:
-                    for i in range(len(tokens) - size + 1):
-                        span = range(i, i + size)
-                        if taken.intersection(span):
-                            continue
-                        words = [t for t, _ in tokens[i:i + size]]
-                        key = " ".join(words)
-                        slug = table.get(key) or compact_table.get("".join(words))
-                        if key in self.cased and self.cased[key] not in text:
-                            slug = None
-                        if slug is not None:
-                            taken.update(span)
-                            found.append(TermMatch(slug, " ".join(words), " ".join(words),
-                                                   True, tokens[i][1]))
-
-        def fuzzy(sizes: tuple[int, ...]) -> None:
-            for size in sizes:
-                for i in range(len(tokens) - size + 1):
-                    span = range(i, i + size)
-                    words = [t for t, _ in tokens[i:i + size]]
-                    if taken.intersection(span) or any(w in _STOP for w in words) or (
-                            size == 1 and words[0] in self.vocabulary):
-                        continue
-                    key = self._typo_of("".join(words))
-                    if key is not None:
-                        taken.update(span)
-                        found.append(TermMatch(self.compacts[0][key], " ".join(words), key,
-                                               False, tokens[i][1]))
-
-        # Longer names first; a misspelt multi-word name ("bisecton bandwidth") is tried
-        # before the single words inside it ("bandwidth") can claim their own pages.
-        exact((4, 3, 2))
-        fuzzy((3, 2))
-        exact((1,))
-        fuzzy((1,))
-        found.sort(key=lambda m: m.start)
-        return found
-
-
-    def _typo_of(self, word: str) -> str | None:
-        """Return the glossary key a misspelt word stands for, if it is one edit away."""
-        from rapidfuzz.distance import DamerauLevenshtein
-
-        if len(word) < 4:
-            return None
-        if len(word) == 4:
-            # Four letters: only a swap of two letters ("rdam"), too many words are one
-            # substitution away from a four-letter term.
-            for key in self._short_keys:
-                if sorted(key) == sorted(word) and DamerauLevenshtein.distance(key, word) == 1:
-                    return key
-            return None
-        edits = 1 if len(word) < 9 else 2
-        best = None
-        digits = re.findall(r"\d+", word)
-        for key in self._fuzzy_keys:
-            if abs(len(key) - len(word)) > edits:
-                continue
-            if re.findall(r"\d+", key) != digits:
-                continue  # "400g transceiver" is no typo of "800g transceiver": figures differ
-            d = DamerauLevenshtein.distance(word, key, score_cutoff=edits)
-            if d <= edits and (best is None or d < best[1]):
-                best = (key, d)
-        return best[0] if best else None
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ Example:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .corpus import FAQ_SECTION, Chunk, Corpus, Page
 from .index import STAFF_MARK
@@ -23,7 +24,6 @@ from .text import dangling_reason, split_sentences
 if TYPE_CHECKING:
     from .chain import Assistant
     from .retrieve import Retriever
-    from .store import Store
 
 #: Longest question and answer staff may write (a corpus FAQ answer is 1-3 sentences).
 MAX_QUESTION = 300
@@ -31,6 +31,10 @@ MAX_ANSWER = 1200
 MAX_SENTENCES = 3
 #: The line shown under an answer whose lead a staff entry gave.
 SUPPORT_NOTE = "Answered by support."
+#: The start of an HTML tag, end tag, comment or declaration. Staff write plain text: a site
+#: that inserts `/api/ask`'s answer as HTML must never receive markup from one ("<" alone,
+#: as in "latency < 1 us", is text).
+MARKUP = re.compile(r"<[A-Za-z/!?]")
 
 
 class StaffEntryError(ValueError):
@@ -55,6 +59,22 @@ class StaffEntry:
         return f"{self.slug}{STAFF_MARK}{self.id}"
 
 
+class StaffEntries(Protocol):
+    """Where entries are kept: the log (`staff_log.StaffLog`, `store.Store`)."""
+
+    def staff_entry(self, entry_id: int) -> StaffEntry | None:
+        """Return one entry, or None."""
+        ...
+
+    def staff_entries(self, status: str | None = None, limit: int = 1000) -> list[StaffEntry]:
+        """Return entries (of one status if given), newest first."""
+        ...
+
+    def set_staff_status(self, entry_id: int, status: str) -> StaffEntry:
+        """Set an entry's status and return it."""
+        ...
+
+
 def validate(question: str, answer: str, slug: str, corpus: Corpus) -> tuple[str, str, str]:
     """Return the cleaned (question, answer, slug), or raise StaffEntryError saying why not."""
     question = " ".join(str(question or "").split())
@@ -70,6 +90,11 @@ def validate(question: str, answer: str, slug: str, corpus: Corpus) -> tuple[str
         raise StaffEntryError(f"The answer is longer than {MAX_ANSWER} characters.")
     if slug not in corpus.pages:
         raise StaffEntryError(f"There is no page {slug!r}.")
+    for name, text in (("question", question), ("answer", answer)):
+        if markup := MARKUP.search(text):
+            raise StaffEntryError(f"Write the {name} as plain text: "
+                                  f"{text[markup.start():markup.start() + 12]!r} looks like "
+                                  "HTML markup.")
     sentences = split_sentences(answer)
     if not 1 <= len(sentences) <= MAX_SENTENCES:
         raise StaffEntryError(f"The answer has {len(sentences)} sentences; "
@@ -102,7 +127,7 @@ def is_staff(unit_id: str) -> bool:
     return STAFF_MARK in unit_id
 
 
-def publish(store: Store, index, retriever: Retriever | None, corpus: Corpus,
+def publish(store: StaffEntries, index, retriever: Retriever | None, corpus: Corpus,
             entry_id: int) -> StaffEntry:
     """Index a stored entry as FAQ units of its page, mark it published, refresh retrieval."""
     entry = store.staff_entry(entry_id)
@@ -116,7 +141,7 @@ def publish(store: Store, index, retriever: Retriever | None, corpus: Corpus,
     return entry
 
 
-def unpublish(store: Store, index, retriever: Retriever | None, entry_id: int) -> StaffEntry:
+def unpublish(store: StaffEntries, index, retriever: Retriever | None, entry_id: int) -> StaffEntry:
     """Remove an entry's units from the index, set it back to draft, refresh retrieval."""
     entry = store.staff_entry(entry_id)
     if entry is None:
@@ -134,7 +159,6 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
     Nothing is stored and the assistant's own index is left as it is (see OverlayIndex):
     for checking what a visitor would be told, e.g. by the evaluator's staff items.
     """
-    from .chain import Assistant
     from .index import OverlayIndex
     from .retrieve import Retriever
 
@@ -143,16 +167,24 @@ def preview(assistant: Assistant, question: str, answer: str, slug: str) -> Assi
     overlay = OverlayIndex(assistant.index)
     overlay.add_units(staff_units(entry, assistant.corpus.pages[slug]))
     retriever = Retriever(overlay, assistant.corpus, mode=assistant.retriever.mode)
-    return Assistant(assistant.settings, assistant.corpus, overlay, retriever, assistant.llm)
+    copy = type(assistant)(assistant.settings, assistant.corpus, overlay, retriever,
+                           assistant.llm)
+    copy.learning = assistant.learning
+    return copy
 
 
-def sync_after_ingest(store: Store, index, corpus: Corpus) -> list[int]:
+def sync_after_ingest(store: StaffEntries, index, corpus: Corpus) -> list[int]:
     """Re-add published entries after an ingest and retire those the corpus FAQ now holds.
 
-    Return the ids of the entries retired.
+    Return the ids of the entries retired. An entry with markup, which an older version
+    let staff store, is withdrawn from the index and set back to draft.
     """
     retired = []
     for entry in store.staff_entries(status="published"):
+        if MARKUP.search(entry.question) or MARKUP.search(entry.answer):
+            index.remove_chunk(entry.chunk_id)
+            store.set_staff_status(entry.id, "draft")
+            continue
         page = corpus.pages.get(entry.slug)
         merged = page is not None and any(
             _same_question(item.q, entry.question) for item in page.faq)

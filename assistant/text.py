@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # --- citation markers ----------------------------------------------------------------------
 
@@ -228,6 +229,137 @@ _POINTING = re.compile(r"\b(listed|shown|given|set\s+out|summari[sz]ed|tabulated
                        r"\bas\s+follows\b", re.I)
 
 
+#: "in that formula", "such losses", "these drops": a demonstrative whose noun was said in an
+#: earlier sentence. "that" is a demonstrative only after a preposition ("in that formula");
+#: elsewhere it is usually a conjunction or a relative pronoun ("a switch that trusts DSCP").
+_DEMONSTRATIVE = re.compile(
+    r"\b(?:(?P<word>this|these|those|such(?!\s+(?:as|that)\b)(?:\s+an?)?)"
+    r"|(?:in|on|of|for|from|with|by|at|to|into|over|under|after|before|during|about|like|"
+    r"than|per|across|beyond|without)\s+(?P<that>that))"
+    r"\s+(?:(?:same|very|exact)\s+)?(?P<noun>[a-z][\w-]*)", re.I)
+#: Words after "these"/"those" that make it a pronoun whose noun comes in the same sentence
+#: ("those of Ethernet", "those that drop").
+_RELATIVE_AFTER = frozenset({"of", "that", "which", "who", "whose", "with", "in", "on", "at",
+                             "for", "from", "where", "whom"})
+#: "therefore", "thus", "hence", "then" state a consequence of something said before, unless
+#: the sentence gives the premise itself ("because ...", "if ..., then", "..., so ...").
+_CONSEQUENCE = re.compile(r"\b(therefore|thus|hence|consequently|accordingly|then)\b", re.I)
+_PREMISE = re.compile(r"[,;:]|\b(because|since|given|if|when|whenever|once|after|before|"
+                      r"until|first|so|and|or|but|while|where)\b", re.I)
+#: A sentence that only announces the list after it: "UALink compares with NVLink in a few
+#: concrete ways.", "Three factors decide the headroom."
+_COUNTED = (r"(?:a\s+few|several|some|many|various|a\s+number\s+of|two|three|four|five|six|"
+            r"seven|eight|nine|ten)")
+_VAGUE = (r"(?:ways|respects|steps|areas|aspects|points|places|dimensions|regards|things|"
+          r"factors|reasons|parts|stages|kinds|types|categories|differences|questions|rules|"
+          r"options|settings|checks|phases|components|lessons|levers|costs|benefits|problems|"
+          r"issues|mistakes|cases|scenarios|approaches|choices)")
+_LIST_INTRO = re.compile(
+    rf"\b{_COUNTED}\s+(?:[a-z-]+\s+){{0,2}}{_VAGUE}(?:\s+(?:to\s+\w+|matter|apply|"
+    rf"stand\s+out|follow))?\s*[.!]?$"
+    r"|\b(?:the\s+following|like\s+this|like\s+so)\s*[.!]?$", re.I)
+#: "Three factors set the headroom.": a short sentence whose subject is a count of vague things.
+_LIST_SUBJECT = re.compile(rf"^(?:there\s+are\s+)?{_COUNTED}\s+(?:[a-z-]+\s+)?{_VAGUE}\b", re.I)
+
+
+#: "X is also a mistake", "is a mistake too", "is a further (third, another) mistake": a mistake
+#: counted after one the reader has not seen.
+_NEXT_MISTAKE = re.compile(
+    r"\b(?:is|are|was|were|makes?)\s+(?:also\s+(?:an?\s+)?|another\s+|an?\s+(?:further|second|"
+    r"third|fourth|fifth|sixth|additional|other|similar|related|final|last)\s+)"
+    r"(?:[\w-]+\s+){0,3}?(?:mistake|error|pitfall|trap)s?(?![\w-])"
+    r"|\b(?:mistake|error|pitfall|trap)s?,?\s+(?:too|as\s+well)\b", re.I)
+#: "DiLoCo goes further and ...": further than something said before ("further than X" is fine).
+_GOES_FURTHER = re.compile(r"\b(?:go|goes|going|went|gone)\s+(?:even\s+|still\s+|much\s+|"
+                           r"one\s+step\s+|a\s+step\s+)?further\b(?!\s+than\b)"
+                           r"|\ba\s+step\s+further\b(?!\s+than\b)", re.I)
+#: "The main kinds are ...", "All four kinds plug into ...": kinds of a thing named before.
+_KIND_WORDS = (r"(?:kinds?|types?|ways?|forms?|ones|options?|reasons?|causes?|levers?|factors?|"
+               r"parts?|steps?|differences?|choices?|famil(?:y|ies)|class(?:es)?|"
+               r"categor(?:y|ies)|approach(?:es)?|modes?|methods?|variants?|benefits?|costs?|"
+               r"problems?|issues?|risks?|drawbacks?|advantages?)")
+_KINDS_SUBJECT = re.compile(
+    r"^(?:the\s+|all\s+|both\s+)?(?:(?:main|most\s+common|common|usual|key|principal|basic|"
+    r"major|typical|remaining|biggest|largest|important|only|two|three|four|five|six)\s+)+"
+    rf"(?:[a-z][\w-]*\s+)?{_KIND_WORDS}\b(?!\s+(?:of|to|for|in|on|at|that|which|who|where|"
+    r"between|behind|why|a|an|the)\b)(?=\s+\w)", re.I)
+#: "Yes,", "No,", "It depends:" open an FAQ answer; the statement after them must stand alone.
+_ANSWER_OPENER = re.compile(r"^(?:yes|no|it\s+depends(?:\s+on\s+[^:,]+)?)\s*[,:]\s*", re.I)
+#: "X also does Y" in the sentence's first clause adds to something said before; "also called"
+#: names a synonym and a clause before it ("A does B, and C also does B") resolves it.
+_ALSO = re.compile(r"\balso\b(?!\s+(?:called|known|named|termed|referred|written|spelled|"
+                   r"abbreviated|marketed|sold|branded)\b)", re.I)
+#: "..., also at 51.2 Tb/s": an aside that compares with a figure said before.
+_APPOSITIVE_ALSO = re.compile(r",\s+also\s+(?:at|with|in|on|for|from|by|under|over|to|about|"
+                              r"around|near|an?|the|\d)\b", re.I)
+_CLAUSE_BEFORE = re.compile(r"[,;:]|\b(?:and|but|or|nor|while|whereas|which|who|whose|that|so|"
+                            r"because|since|where|when|whenever|if|although|though|once|"
+                            r"unless|until|after|before)\b", re.I)
+#: ", which adds cost on top of the price": a relative clause says nothing about what "also"
+#: adds to.
+_RELATIVE_CLAUSE = re.compile(r",\s+(?:which|where|who)\b[^,;]*", re.I)
+_ADDITION_SAID = re.compile(r"\b(?:in\s+addition\s+to|as\s+well\s+as|besides|beside|"
+                            r"on\s+top\s+of|alongside|not\s+only|apart\s+from|other\s+than)\b",
+                            re.I)
+#: "Links between sites instead rely on ...": in place of something said before, unless the
+#: sentence says what it replaces ("does not use X and instead ...", "instead of X").
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
+_CONTRAST_BEFORE = re.compile(r"\b(?:not|no|never|without|rather|unlike|cannot|nor)\b|n't\b",
+                              re.I)
+#: "... is paused too, which ...", "Too, ...": like something said before, unless a clause
+#: before it says what ("A pauses, and B waits too").
+_TOO = re.compile(r"\btoo\s*(?=[,.;!)]|$)|^too\s*,", re.I)
+
+
+def _continues_earlier(text: str) -> str | None:
+    """Name a word that adds to, goes beyond or replaces something said before the sentence."""
+    for pattern, what in ((_NEXT_MISTAKE, "counts a mistake after one said before"),
+                          (_GOES_FURTHER, "goes further than something said before"),
+                          (_KINDS_SUBJECT, "names kinds of something it does not name"),
+                          (_APPOSITIVE_ALSO, "compares with something said before")):
+        match = pattern.search(text)
+        if match:
+            return f"{match.group(0).strip(' ,')!r} {what}"
+    body = _ANSWER_OPENER.sub("", text, count=1)
+    also = _ALSO.search(body)
+    if (also and not _CLAUSE_BEFORE.search(body[:also.start()])
+            and not _ADDITION_SAID.search(_RELATIVE_CLAUSE.sub("", body))):
+        return "'also' adds to something said before the sentence"
+    too = _TOO.search(body)
+    if too and (too.start() == 0 or not _CLAUSE_BEFORE.search(body[:too.start()])):
+        return "'too' is like something said before the sentence"
+    instead = _INSTEAD.search(body)
+    if instead and not _CONTRAST_BEFORE.search(body[:instead.start()]):
+        return "'instead' replaces something said before the sentence"
+    return None
+
+
+def _said_before(noun: str, text: str) -> bool:
+    """True if a noun, or a word built on it ("marks", "marking"), already occurs in a text."""
+    stem = re.sub(r"(?:es|s)$", "", noun.lower())
+    if len(stem) < 3:
+        return False
+    return re.search(rf"\b{re.escape(stem)}\w*", text, re.I) is not None
+
+
+def _leaning_reference(text: str) -> str | None:
+    """Name a demonstrative or consequence word that leans on an earlier sentence."""
+    for match in _DEMONSTRATIVE.finditer(text):
+        noun = match.group("noun")
+        word = (match.group("word") or match.group("that")).split()[0].lower()
+        if (word in ("these", "those") and noun.lower() in _RELATIVE_AFTER
+                or word == "that" and noun.lower() == "of"):
+            continue  # "those of Ethernet", "that of TCP": the noun is in the sentence
+        if not _said_before(noun, text[:match.start()]):
+            said = f"{word} {noun}" if word != "such" else match.group("word") + f" {noun}"
+            return f"{said!r} points at something said before the sentence"
+    for match in _CONSEQUENCE.finditer(text):
+        before = text[:match.start()]
+        if match.start() and not _PREMISE.search(before):
+            return f"{match.group(0)!r} states a consequence whose premise is not in the sentence"
+    return None
+
+
 def dangling_reason(sentence: str) -> str | None:
     """Say why a sentence cannot be quoted on its own, or return None when it can."""
     text = sentence.strip()
@@ -247,6 +379,11 @@ def dangling_reason(sentence: str) -> str | None:
     pointing = _POINTING.search(text)
     if pointing:
         return f"{pointing.group(0)!r} points at text that is not quoted with it"
+    if _LIST_INTRO.search(text) or (_LIST_SUBJECT.match(text) and len(text.split()) <= 10):
+        return "only announces the list or text that follows it"
+    reference = _leaning_reference(text) or _continues_earlier(text)
+    if reference:
+        return reference
     inside = _LEANING_INSIDE.search(text)
     # "the same job" is fine when the sentence itself introduced the job earlier.
     if inside and not (inside.group("noun") and
@@ -255,7 +392,9 @@ def dangling_reason(sentence: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16384)
 def stands_alone(sentence: str) -> bool:
-    """Return True if a sentence can be quoted out of context."""
+    """Return True if a sentence can be quoted out of context (the corpus's sentences are
+    judged once each: the answer path asks about the same few thousand again and again)."""
     return dangling_reason(sentence) is None
 

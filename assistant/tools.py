@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
-from assistant import calculators as calc
+from . import calculators as calc
 
 
 def _error(e: calc.CalculatorError) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The plain JSON API, `POST /api/ask`, on the real app on loopback: the `ask --json` object,
-413/422/429 with their bodies and headers, and its description in the OpenAPI schema."""
+413/422/429 with their bodies and headers, and its description in the OpenAPI schema; and,
+in the fast tier (the in-memory assistant, no server), input no JSON encoder can echo."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from test_ui import serve
 from assistant.store import Store
 from assistant.web import create_app
 
-pytestmark = pytest.mark.integration
+integration = pytest.mark.integration
 
 CONTRACT = {"answer", "citations", "tool_calls", "refused", "retrieved", "timings_ms", "kind"}
 
@@ -26,6 +27,7 @@ def api(bot, tmp_path_factory):
             yield http, store
 
 
+@integration
 def test_the_answer_is_the_ask_json_object(api, bot):
     http, store = api
     before = store.count()
@@ -39,6 +41,7 @@ def test_the_answer_is_the_ask_json_object(api, bot):
     assert store.count() == before + 1 and store.recent(1)[0].page == ""
 
 
+@integration
 def test_history_and_page_carry_the_context(api):
     http, store = api
     history = [{"role": "user", "content": "what is nvlink?"},
@@ -55,6 +58,7 @@ def test_history_and_page_carry_the_context(api):
     assert store.recent(3)[1].page == "nvlink"
 
 
+@integration
 @pytest.mark.parametrize("body, field", [
     ({}, "question"),
     ({"question": 5}, "question"),
@@ -67,6 +71,7 @@ def test_history_and_page_carry_the_context(api):
     ({"question": "what is roce?", "history": [{"role": "user", "content": 7}]}, "history"),
     ({"question": "what is roce?", "admin": True}, "admin"),
 ])
+@integration
 def test_wrong_shapes_get_422_naming_the_field(api, body, field):
     http, _ = api
     response = http.post("/api/ask", json=body)
@@ -74,6 +79,7 @@ def test_wrong_shapes_get_422_naming_the_field(api, body, field):
     assert field in [str(part) for part in response.json()["detail"][0]["loc"]]
 
 
+@integration
 def test_bad_text_gets_the_same_messages_as_the_cli(api):
     http, _ = api
     long = http.post("/api/ask", json={"question": "a" * 5000}).json()
@@ -84,6 +90,7 @@ def test_bad_text_gets_the_same_messages_as_the_cli(api):
     assert "Please type a question" in empty["answer"]
 
 
+@integration
 def test_an_oversized_body_gets_413(api):
     http, _ = api
     response = http.post("/api/ask", content=b'{"question": "' + b"x" * 200_000 + b'"}',
@@ -91,6 +98,7 @@ def test_an_oversized_body_gets_413(api):
     assert response.status_code == 413 and "too large" in response.json()["detail"]
 
 
+@integration
 def test_over_the_limit_gets_429_with_retry_after(bot, tmp_path):
     settings = bot.settings.replace(rate_limit_per_minute=2)
     with serve(create_app(bot, Store(tmp_path / "log.sqlite3"), settings=settings)) as base:
@@ -103,6 +111,7 @@ def test_over_the_limit_gets_429_with_retry_after(bot, tmp_path):
     assert limited.json()["kind"] == "rate_limited" and set(limited.json()) >= CONTRACT
 
 
+@integration
 def test_the_openapi_schema_describes_the_endpoint(api):
     http, _ = api
     schema = http.get("/api/openapi.json").json()
@@ -115,3 +124,40 @@ def test_the_openapi_schema_describes_the_endpoint(api):
     assert request["required"] == ["question"]
     answer = schema["components"]["schemas"]["AskResponse"]
     assert set(answer["properties"]) == CONTRACT
+
+
+# -- numbers JSON cannot carry back (issue 21, item 2) -----------------------------------------
+
+@pytest.fixture(scope="module")
+def fast_api(fake_bot, tmp_path_factory):
+    from fastapi.testclient import TestClient
+
+    settings = fake_bot.settings.replace(rate_limit_per_minute=1000)
+    app = create_app(fake_bot, Store(tmp_path_factory.mktemp("fast") / "log.sqlite3"),
+                     settings=settings)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/ask", b'{"question": 1e400}', "question"),
+    ("/api/ask", b'{"question": -1e400}', "question"),
+    ("/api/ask", b'{"question": NaN}', "question"),
+    ("/api/ask", b'{"question": Infinity}', "question"),
+    ("/api/ask", b'{"question": -Infinity}', "question"),
+    ("/api/ask", b'{"question": "what is roce?", "page": -1e400}', "page"),
+    ("/api/ask", b'{"question": "what is roce?", "history": [1e999]}', "history"),
+    ("/api/ask", b'{"question": "what is roce?", "history": [{"role": "user", '
+                 b'"content": 1e999}]}', "history"),
+    ("/api/ask", b'{"question": "what is roce?", "extra": NaN}', "extra"),
+    ("/api/handoff", b'{"question": 1e400}', "question"),
+    ("/api/handoff", b'{"question": "Is RoCE routable?", "email": NaN}', "email"),
+    ("/api/handoff", b'{"question": "Is RoCE routable?", "page": Infinity}', "page"),
+    ("/api/handoff", b'{"question": "Is RoCE routable?", "history": [{"role": "user", '
+                     b'"content": "x"}, 1e999]}', "history"),
+])
+def test_non_finite_numbers_get_422_naming_the_field(fast_api, path, body, field):
+    response = fast_api.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    assert field in [str(part) for part in response.json()["detail"][0]["loc"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import threading
 import time
 from pathlib import Path
@@ -81,14 +82,28 @@ def browser():
         chromium.close()
 
 
+#: Reports every content security policy violation of every frame to the console.
+CSP_REPORTER = """document.addEventListener("securitypolicyviolation", (e) => console.error(
+    "CSP violation: " + e.violatedDirective + " " + e.blockedURI + " " + e.sourceFile));"""
+
+
 class Watch:
-    """What a page did that it must not: dialogs opened, requests to other hosts."""
+    """What a page did that it must not: dialogs opened, requests to other hosts, anything
+    its content security policy refused (the browser's own report, or the event's)."""
 
     def __init__(self, page):
         self.dialogs: list[str] = []
         self.remote: list[str] = []
+        self.csp: list[str] = []
         page.on("dialog", self._dialog)
         page.context.on("request", self._request)
+        page.context.add_init_script(CSP_REPORTER)
+        page.on("console", self._console)
+
+    def _console(self, message):
+        text = message.text
+        if "Content Security Policy" in text or text.startswith("CSP violation"):
+            self.csp.append(text)
 
     def _dialog(self, dialog):
         self.dialogs.append(dialog.message)
@@ -217,7 +232,7 @@ def test_thumbs_down_with_a_comment_reaches_the_store(app, browser, capsys):
     assert (fb[0].rating, fb[0].comment) == (-1, "Which NICs support it?")
     page.locator("#comment-row").wait_for(state="hidden")
     # "New chat" empties the conversation and brings the suggestions back.
-    page.locator("#chat button[aria-label='New chat']").click()
+    page.locator("#new-chat").click()
     page.locator("#chat button.example").first.wait_for()
     assert page.locator(ANSWER_LINK).count() == 0
     page.context.close()
@@ -235,7 +250,7 @@ def test_widget_in_an_iframe_on_another_site(app, host_page, browser, capsys):
                     and store.recent(1)[0])
     assert row.page == "nvlink" and row.subject == "nvlink"
     _shot(page, "widget-in-iframe.png", capsys)
-    assert not watch.remote and not watch.dialogs
+    assert not watch.remote and not watch.dialogs and not watch.csp, watch.csp
     page.context.close()
 
 
@@ -490,3 +505,113 @@ def test_ask_support_from_the_widget_reaches_the_console_inbox(console_app, brow
     page.wait_for_timeout(300)  # a stray onerror or script from the request would fire now
     assert not watch.remote and not watch.dialogs
     page.context.close()
+
+
+# -- CSRF from a sibling origin (issue 21, item 1) ---------------------------------------------
+
+EVIL_ANSWER = "NVLink is sold by Example Corp at no cost."
+
+
+def _attack_page(base: str, handoff_id: int) -> str:
+    """A page that, opened by a signed-in admin, tries every change the console allows:
+    auto-submitting text/plain forms (into hidden frames) and no-cors fetches."""
+    def form(name: str, action: str, body: str) -> str:
+        field, value = body[:-2], body[-2:]  # text/plain sends name=value: split the JSON
+        return (f"<iframe name='{name}'></iframe><form target='{name}' method='post' "
+                f"enctype='text/plain' action='{base}{action}'><input type='hidden' "
+                f"name='{field}' value='{value}'></form>")
+
+    staff = json.dumps({"question": "Is NVLink free?", "answer": EVIL_ANSWER, "slug": "nvlink",
+                        "publish": True, "pad": ""})
+    forms = [form("f1", "/admin/staff", staff),
+             form("f2", f"/admin/inbox/{handoff_id}/delete", '{"x": ""}'),
+             form("f3", "/admin/inbox/forget", '{"email": "ana.csrf@example.com", "x": ""}'),
+             form("f4", f"/admin/inbox/{handoff_id}/answer", '{"reply": "pwned", "x": ""}')]
+    fetches = "".join(
+        f"fetch('{base}{path}', {{method: 'POST', mode: 'no-cors', credentials: 'include', "
+        f"headers: {{'content-type': 'text/plain'}}, body: {json.dumps(body)}}});"
+        for path, body in (("/admin/staff", staff),
+                           (f"/admin/inbox/{handoff_id}/delete", "{}")))
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>Win a GPU</title></head>"
+            "<body><h1>Win a GPU</h1>" + "".join(forms)
+            + "<script>for (const f of document.forms) f.submit();" + fetches
+            + "document.title = 'sent';</script></body></html>")
+
+
+@pytest.fixture(scope="module")
+def sibling_site(tmp_path_factory):
+    """A site on another loopback port: the same site as the app, another origin."""
+    root = tmp_path_factory.mktemp("sibling")
+    port = free_port()
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_page_on_a_sibling_origin_changes_nothing_for_a_signed_in_admin(
+        console_app, sibling_site, browser, capsys):
+    from assistant.handoff import validate
+
+    base, store = console_app
+    root, sibling = sibling_site
+    handoff = store.add_handoff(validate("Is RoCE routable?", "ana.csrf@example.com"))
+    published = len(store.staff_entries())
+    (root / "win.html").write_text(_attack_page(base, handoff.id), encoding="utf-8")
+    page, watch = _sign_in(browser, base)  # the admin's cookie is in this browser
+    attack = page.context.new_page()
+    hits: list[tuple[str, int]] = []
+    attack.on("response", lambda r: hits.append((r.url, r.status))
+              if "/admin/" in r.url else None)
+    attack.goto(f"{sibling}/win.html", wait_until="load")
+    _wait_for(lambda: attack.title() == "sent")
+    _wait_for(lambda: len([h for h in hits if h[0].startswith(base)]) >= 4)
+    attack.wait_for_timeout(500)
+    assert len(store.staff_entries()) == published
+    assert not [e for e in store.staff_entries() if "Example Corp" in e.answer]
+    after = store.handoff(handoff.id)
+    assert after is not None and after.email == "ana.csrf@example.com"
+    assert after.status == "open" and after.reply == ""
+    refused = {status for url, status in hits if url.startswith(base)}
+    assert refused <= {401, 403, 415}, hits
+    answer = _api_ask(base, "Is NVLink free?")["answer"]
+    assert "Example Corp" not in answer
+    # The console itself still makes changes: it sends the token.
+    page.get_by_role("tab", name="Inbox").click()
+    _cell(page, "inbox", "Is RoCE routable?").click()
+    page.locator("#inbox-reply textarea").fill("It is, with RoCEv2.")
+    page.locator("#inbox-answered").click()
+    page.locator("#inbox-status").get_by_text("is answered").wait_for()
+    assert store.handoff(handoff.id).reply == "It is, with RoCEv2."
+    assert not watch.dialogs
+    attack.close()
+    page.context.close()
+
+
+def test_chat_widget_and_console_run_under_their_policy_without_a_violation(console_app,
+                                                                            browser):
+    base, store = console_app
+    page, watch = _open(browser, base + "/")
+    csp = page.evaluate("async () => (await fetch(location.href)).headers.get("
+                        "'content-security-policy')")
+    assert "script-src 'self' 'nonce-" in csp and "default-src 'self'" in csp
+    _ask(page, "What is NVLink?")
+    page.locator(ANSWER_LINK).first.wait_for()
+    page.locator("#chat button[aria-label='New chat']").click()
+    page.context.close()
+    widget, widget_watch = _open(browser, base + "/widget?page=nvlink",
+                                 viewport={"width": 400, "height": 600})
+    _ask(widget, "is it expensive?")
+    widget.locator(ANSWER_LINK).first.wait_for()
+    widget.context.close()
+    console, console_watch = _sign_in(browser, base)
+    for tab in ("Gaps", "Staff answers", "Inbox", "Overview"):
+        console.get_by_role("tab", name=tab).click()
+    console.locator("#overview-figures").wait_for()
+    console.locator("#refresh").click()
+    console.wait_for_timeout(500)
+    console.context.close()
+    for seen in (watch, widget_watch, console_watch):
+        assert not seen.csp and not seen.dialogs and not seen.remote, seen.csp

@@ -97,10 +97,39 @@ def test_a_good_page_has_no_problems(tmp_path):
     (_page().replace("Alpha is fine here.",
                                                         "This makes the fabric faster:"),
      r"alpha.md: sentence: cannot stand alone"),
+    (_page().replace("Alpha is fine here.", "Skipping alpha is also a mistake, because it breaks."),
+     r"alpha.md: sentence: cannot stand alone, .*mistake"),
+    (_page(faq=[("What is alpha?", "The main kinds are alpha and beta."),
+                ("Why alpha?", "Alpha exists for tests.")]),
+     r"alpha.md: sentence: cannot stand alone, .*kinds'"),
 ])
 def test_each_problem_names_file_and_field(tmp_path, page, expected):
     problems = _problems(tmp_path, alpha=page)
     assert any(re.search(expected, p) for p in problems), problems
+
+
+MARKET = ("  - title: Alpha price list\n    publisher: Alpha Inc.\n    year: 2026\n"
+          "    kind: market\n")
+
+
+@pytest.mark.parametrize("figure, sources, expected", [
+    ("An alpha port costs $500 (illustrative).", SOURCES,
+     r"alpha.md: sources: the page gives prices but cites no market source"),
+    ("An alpha port runs at 400 Gb/s.", SOURCES.replace("specification", "paper") .replace(
+        "Alpha Consortium", "ACM SIGCOMM"), r"alpha.md: sources: the page gives hardware figures"),
+    ("An alpha port costs $500 (illustrative).", SOURCES + MARKET.replace("market", "rumour"),
+     r"alpha.md: sources\[1\].kind: must be one of"),
+])
+def test_a_figure_needs_a_source_of_its_kind(tmp_path, figure, sources, expected):
+    page = _page(sources=sources).replace("Alpha is fine here.", figure, 1)
+    problems = _problems(tmp_path, alpha=page)
+    assert any(re.search(expected, p) for p in problems), problems
+
+
+def test_figures_with_matching_sources_pass(tmp_path):
+    page = _page(sources=SOURCES + MARKET).replace(
+        "Alpha is fine here.", "An alpha port runs at 400 Gb/s and costs $500 (illustrative).", 1)
+    assert _problems(tmp_path, alpha=page) == []
 
 
 def test_a_page_nothing_links_to_is_an_orphan(tmp_path):
@@ -148,3 +177,26 @@ def test_load_corpus_reads_every_page():
     assert len(corpus) >= 53
     assert corpus.get("nvlink").kind == "glossary"
     assert corpus.get("estimating-training-cost").url == "/learn/estimating-training-cost"
+
+
+def _readme_examples():
+    """The (rejected, written to stand alone) pairs of the table in corpus/README.md."""
+    text = (CORPUS / "README.md").read_text(encoding="utf-8")
+    table = text.split("| leans on its context because it...", 1)[1].split("\n\n", 1)[0]
+    pairs = []
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip().strip("|").split(" | ")]
+        quoted = [re.fullmatch(r'"(.*)"', c) for c in cells[1:3]]
+        pairs.append(tuple(m.group(1) if m else None for m in quoted))
+    return pairs
+
+
+def test_the_readme_examples_are_judged_as_the_readme_says():
+    from assistant.text import dangling_reason
+
+    pairs = _readme_examples()
+    assert len(pairs) >= 15
+    for rejected, written in pairs:
+        assert rejected and dangling_reason(rejected), rejected
+        if written and not written.endswith("..."):
+            assert dangling_reason(written) is None, (written, dangling_reason(written))

@@ -26,6 +26,14 @@ def test_golden_set_meets_every_floor(bot, tmp_path):
     assert (tmp_path / "answers.jsonl").read_text().count("\n") == result.metrics["n"]
 
 
+def test_dev_split_never_opens_with_the_wrong_word(bot):
+    from assistant.evaluate import SPLITS
+
+    result = run_eval(bot, SPLITS["dev"])
+    problems = below_thresholds(result.metrics, load_thresholds()["dev"])
+    assert not problems, "\n".join(problems)
+
+
 def test_golden_set_has_what_the_issue_asks_for():
     items = load_golden(DEFAULT_GOLDEN)
     assert len(items) >= 150

@@ -202,6 +202,61 @@ def test_webhook_down_still_thanks_the_visitor_and_keeps_the_row(fake_bot, store
     assert row.question == "Is RoCE lossless?" and row.status == "open"
 
 
+def test_webhook_deliveries_run_in_a_small_pool_with_a_bounded_backlog(fake_bot, store,
+                                                                       monkeypatch):
+    import assistant.handoff as handoff_module
+
+    monkeypatch.setattr(handoff_module, "WEBHOOK_WORKERS", 2, raising=False)
+    monkeypatch.setattr(handoff_module, "WEBHOOK_BACKLOG", 3, raising=False)
+    release, received = threading.Event(), []
+
+    class Stuck(http.server.BaseHTTPRequestHandler):  # a receiver that hangs until told
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            received.append(self.rfile.read(int(self.headers["content-length"])))
+            release.wait(30)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stuck)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        def webhook_threads() -> set[threading.Thread]:
+            return {t for t in threading.enumerate() if t.name.startswith("handoff-webhook")}
+
+        before = webhook_threads()  # other tests' idle workers
+        inbox = Inbox(store, fake_bot.settings, webhook=Webhook(url, attempts=1, timeout_s=30))
+        handoffs = [inbox.submit(f"Question {i}?") for i in range(12)]
+        _wait_for(lambda: len(received) == 2)
+        time.sleep(0.3)
+        statuses = [store.handoff(h.id).webhook_status for h in handoffs]
+        assert len(webhook_threads() - before) <= 2, len(webhook_threads() - before)
+        assert len(received) == 2  # two deliveries at once, three waiting, the rest not sent
+        assert statuses.count("pending") == 5, statuses
+        assert sum(s.startswith("not sent: too many") for s in statuses) == 7, statuses
+        release.set()
+        assert _wait_for(lambda: sum(store.handoff(h.id).webhook_status == "sent (HTTP 204)"
+                                     for h in handoffs) == 5)
+        assert len(store.handoffs()) == 12  # every request is in the inbox either way
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_idle_delivery_threads_end_and_start_again():
+    from assistant.handoff import DeliveryPool
+
+    pool, done = DeliveryPool(workers=2, backlog=4, idle_s=0.1), []
+    assert pool.submit(done.append, 1)
+    _wait_for(lambda: done == [1] and not pool._threads)  # idle: no thread is kept
+    assert pool.submit(done.append, 2)
+    _wait_for(lambda: done == [1, 2])
+
+
 def test_webhook_reports_http_errors_and_bad_urls():
     assert Webhook("http://", attempts=1).deliver({}).startswith("failed after 1 attempt:")
 
@@ -237,8 +292,8 @@ def test_delete_a_persons_data_by_email_and_a_single_request(store):
     assert store.forget_email("ana@EXAMPLE.com") == 2
     a, b = store.handoff(a.id), store.handoff(b.id)
     assert a.email is None and b.email is None
-    assert a.question == f"Reply to {FORGOTTEN} please"
-    assert a.conversation[0].content == f"I am {FORGOTTEN}"
+    assert a.question == "Reply to [email] please"  # redacted when it was stored
+    assert a.conversation[0].content == "I am [email]"
     assert b.reply == f"Sent to {FORGOTTEN}"
     dump = json.dumps([r.__dict__ for r in store.handoff_rows()]).lower()
     assert "ana@example.com" not in dump
@@ -246,6 +301,18 @@ def test_delete_a_persons_data_by_email_and_a_single_request(store):
     assert store.delete_handoff(other.id) and store.handoff(other.id) is None
     assert not store.delete_handoff(other.id)
     assert [h.id for h in store.handoffs()] == [b.id, a.id]
+
+
+def test_personal_data_typed_into_a_request_is_redacted_the_reply_address_kept(store):
+    handoff = store.add_handoff(validate(
+        "Call me on +44 20 7946 0958 or write to ana.leak@example.com",
+        "ana.leak@example.com",
+        [{"role": "user", "content": "my key is sk-proj-4f9aX2kLmN8pQ7rS1tU3vW5yZ"}]))
+    assert handoff.question == "Call me on [phone] or write to [email]"
+    assert handoff.conversation[0].content == "my key is [key]"
+    assert handoff.email == "ana.leak@example.com"
+    payload = handoff.payload()  # what the webhook receives
+    assert payload["email"] == "ana.leak@example.com" and "[email]" in payload["question"]
 
 
 def test_emails_are_left_out_of_csv_exports_unless_asked(store, tmp_path):
@@ -270,10 +337,15 @@ def client(fake_bot, store):
                       base_url="https://testserver")
 
 
-def _login(client) -> None:
+def _login(client) -> dict:
+    """Sign in; return the headers a console page sends with a change (same origin, the
+    session's CSRF token)."""
     login = client.post("/admin/login", data={"username": "admin", "password": PASSWORD},
                         follow_redirects=False)
     assert login.status_code in (200, 303)
+    csrf = client.get("/admin/csrf")
+    token = csrf.json()["token"] if csrf.status_code == 200 else ""
+    return {"origin": str(client.base_url).rstrip("/"), "x-csrf-token": token}
 
 
 def test_api_handoff_stores_the_request_and_refuses_bad_input(client, store):
@@ -304,6 +376,18 @@ def test_api_handoff_refuses_oversized_and_malformed_bodies(client, store):
     assert store.handoffs() == []
 
 
+def test_an_address_typed_into_a_question_is_in_no_table_or_export(client, store):
+    asked = client.post("/api/ask", json={
+        "question": "my email is ana.leak@example.com, what is roce?"})
+    assert asked.status_code == 200
+    [row] = store.recent()
+    assert row.question == "my email is [email], what is roce?"
+    _login(client)
+    export = client.get("/admin/export/recent.csv")
+    assert export.status_code == 200 and "[email], what is roce?" in export.text
+    assert "ana.leak" not in export.text.lower()
+
+
 def test_console_routes_and_exports_need_a_login(client, store):
     handoff = store.add_handoff(validate("Is RoCE routable?", "ana@example.com"))
     for method, path, body in [
@@ -319,22 +403,66 @@ def test_console_routes_and_exports_need_a_login(client, store):
     assert store.handoff(handoff.id).email == "ana@example.com"
     assert store.handoff(handoff.id).status == "open"
 
-    _login(client)
+    console = _login(client)  # a change also needs the console's origin and token
     plain = client.get("/admin/export/inbox.csv")
     assert plain.status_code == 200 and "Is RoCE routable?" in plain.text
     assert "ana@example.com" not in plain.text and "email" not in plain.text.splitlines()[0]
     full = client.get("/admin/export/inbox.csv?emails=1")
     assert "ana@example.com" in full.text
     assert client.get("/admin/inbox").json()[0]["email"] == "ana@example.com"
-    answered = client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": "Yes, it is."})
+    answered = client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": "Yes, it is."},
+                           headers=console)
     assert answered.status_code == 200 and answered.json()["status"] == "answered"
     assert answered.json()["answered_by"] == "admin"
-    assert client.post(f"/admin/inbox/{handoff.id}/answer",
-                       json={"reply": " "}).status_code == 400
-    assert client.post("/admin/inbox/forget", json={"email": "ana@example.com"}).json() == {
-        "changed": 1}
-    assert client.post(f"/admin/inbox/{handoff.id}/delete").json() == {"deleted": True}
+    assert client.post(f"/admin/inbox/{handoff.id}/answer", json={"reply": " "},
+                       headers=console).status_code == 400
+    assert client.post("/admin/inbox/forget", json={"email": "ana@example.com"},
+                       headers=console).json() == {"changed": 1}
+    assert client.post(f"/admin/inbox/{handoff.id}/delete",
+                       headers={**console, "content-type": "application/json"}).json() == {
+        "deleted": True}
     assert store.handoffs() == []
+
+
+HUGE = "99999999999999999999999"
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/admin/staff", b'{"question": "Is RoCE routable?", "answ'),
+    ("/admin/staff", b'{"question": NaN, "answer": 1e400, "slug": "roce"}'),
+    ("/admin/staff", b'["not", "an", "object"]'),
+    ("/admin/staff", b''),
+    (f"/admin/staff/{HUGE}/publish", b""),
+    (f"/admin/staff/{HUGE}/unpublish", b""),
+    ("/admin/staff/-1/publish", b""),
+    ("/admin/staff/1e3/publish", b""),
+    (f"/admin/inbox/{HUGE}/delete", b""),
+    (f"/admin/inbox/{HUGE}/answer", b'{"reply": "yes"}'),
+    ("/admin/inbox/1/answer", b'{"reply": "ye'),
+    ("/admin/inbox/forget", b'{"email": '),
+])
+def test_odd_console_input_gets_a_clear_4xx_not_a_500(odd_console, path, body):
+    client, headers, store = odd_console
+    response = client.post(path, content=body,
+                           headers={**headers, "content-type": "application/json"})
+    assert 400 <= response.status_code < 500, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json")
+    assert set(response.json()) & {"detail", "error"}
+    assert store.staff_entries() == [] and store.handoffs() == []
+
+
+@pytest.fixture(scope="module")
+def odd_console(fake_bot, tmp_path_factory):
+    """A signed-in client of one app for the module, its console headers and its store."""
+    from fastapi.testclient import TestClient
+
+    from assistant.web.app import create_app
+
+    store = Store(tmp_path_factory.mktemp("odd") / "log.sqlite3")
+    settings = fake_bot.settings.replace(admin_password=PASSWORD)
+    with TestClient(create_app(fake_bot, store, settings=settings), base_url="https://testserver",
+                    raise_server_exceptions=False) as client:
+        yield client, _login(client), store
 
 
 # -- the console's inbox -----------------------------------------------------------------------
@@ -380,7 +508,8 @@ def test_console_answers_publishes_and_deletes_requests(fake_bot, store):
     assert staff.SUPPORT_NOTE in answer.text
     assert console.publish_reply("q?", "It does. This is why.", "roce").startswith("Not saved")
 
-    assert console.forget_person("ana@example.com") == "Deleted that address from 1 request(s)."
+    assert console.forget_person("ana@example.com") == (
+        "Deleted that address from 1 row(s) of the log.")
     assert console.forget_person("").startswith("Not done")
     assert console.delete_request(handoff.id) == f"Request {handoff.id} is deleted."
     assert console.delete_request(handoff.id) == f"There is no request {handoff.id}."

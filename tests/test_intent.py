@@ -72,3 +72,16 @@ def test_what_is_with_a_given_figure_asks_for_a_value():
 def test_classify_never_raises_on_odd_input():
     for text in ["", "   ", "???", "a" * 5000, "\u202e\u0000 is it", "¿Qué es RDMA?"]:
         assert isinstance(classify(text).intent, Intent)
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("doesnt plain ethernet drop frames?", True),  # typed without the apostrophe
+    ("we use roce. doesn't that need pfc?", True),  # the question after its context
+    ("isnt kernel bypass a hole? is memory still protected", False),  # the last one asked
+    ("want to know if roce needs pfc", False),  # "want" is no negated auxiliary
+    ("isn't roce lossy?", True),
+])
+def test_a_question_asked_the_other_way_round(question, expected):
+    from assistant.intent import negated
+
+    assert negated(question) is expected

@@ -91,10 +91,32 @@ def test_admission_counts_rate_and_concurrency_per_client():
     assert gate.admit("b") is None
 
 
+def test_every_event_counts_against_the_clients_event_rate_and_queue_share():
+    gate = Admission(RateLimiter(0), ConcurrencyCap(0), RateLimiter(limit=3, window_s=60),
+                     max_queued=2)
+    assert gate.admit_event("a", queued=0) is None
+    full = gate.admit_event("a", queued=2)
+    assert full is not None and full.reason == "queued" and full.retry_after_s >= 1
+    assert gate.admit_event("a", queued=1) is None
+    assert gate.admit_event("a", queued=0) is None
+    limited = gate.admit_event("a", queued=0)
+    assert limited is not None and limited.reason == "rate" and 1 <= limited.retry_after_s <= 60
+    assert gate.admit_event("b", queued=1) is None  # another client is not affected
+    off = Admission(RateLimiter(0), ConcurrencyCap(0))
+    assert all(off.admit_event("a", queued=1000) is None for _ in range(500))
+
+
 def test_a_global_brake_on_failed_logins():
     guard = LoginGuard("s3cret", max_failures=5, max_global_failures=6, window_s=300)
     for i in range(6):
         assert not guard.check("admin", "guess", f"ip{i}", now=float(i))
-    assert guard.retry_after("ip99", now=10.0) == pytest.approx(290.0)
-    assert not guard.check("admin", "s3cret", "ip99", now=10.0)  # everyone waits
-    assert guard.check("admin", "s3cret", "ip99", now=301.0)
+    # Braked: every client that failed recently waits, even with the right password...
+    assert guard.retry_after("ip0", now=10.0) == pytest.approx(290.0)
+    assert not guard.check("admin", "s3cret", "ip0", now=10.0)
+    # ...but a client with no recent failure may try: the right password gets in,
+    assert guard.retry_after("ip99", now=10.0) == 0.0
+    assert guard.check("admin", "s3cret", "ip99", now=10.0)
+    # and one wrong guess from it is enough to brake it too.
+    assert not guard.check("admin", "guess", "ip98", now=11.0)
+    assert guard.retry_after("ip98", now=12.0) == pytest.approx(289.0)
+    assert guard.check("admin", "s3cret", "ip0", now=301.0)  # the window has passed

@@ -47,6 +47,10 @@ def test_a_borrowed_opening_goes_with_its_qualifier():
         "A scheduler keeps each job under one leaf."
     assert without_opening("No, PFC is flow control.") == "PFC is flow control."
     assert without_opening("Partly cloudy skies are rare.") == "Partly cloudy skies are rare."
+    # a short hedge before a colon belongs to the dropped word ("But only bluntly: ..." alone
+    # answers nothing)
+    assert without_opening("Yes, but only bluntly: PFC pause frames stop the senders.") == \
+        "PFC pause frames stop the senders."
 
 
 def test_no_as_a_determiner_denies():

@@ -87,7 +87,7 @@ def test_trained_once_then_loaded_from_the_cache(built, tmp_path):
     from assistant.chain import Assistant
 
     bot = Assistant.from_settings(built.replace(data_dir=built.data_dir))
-    assert bot.reranker is not None
+    assert bot.learning.pages is not None
     cached = list((Path(built.data_dir) / "learned").glob("reranker-*.json"))
     assert cached
     stamp = cached[0].stat().st_mtime_ns

@@ -473,16 +473,22 @@ def test_the_console_token_is_not_readable_and_a_session_can_end(site):
     assert after.status_code == 401
 
 
-def test_a_global_brake_stops_guessing_from_many_clients(bot, tmp_path):
+def test_a_global_brake_stops_guessing_from_many_clients_not_the_admin(bot, tmp_path):
     settings = bot.settings.replace(admin_password="s3cret-pass", login_brake=10,
                                     trusted_proxies="127.0.0.1")
     with serve(create_app(bot, Store(tmp_path / "g.sqlite3"), settings=settings)) as base:
         with httpx.Client(base_url=base, timeout=30) as http:
             guesses = [http.post("/admin/login", data={"username": "admin", "password": "x"},
                                  headers=_client_headers(110 + i)) for i in range(10)]
-            braked = _login(http, 130)  # a new client, the right password
-    assert all(g.status_code == 401 for g in guesses)
-    assert braked.status_code == 429 and int(braked.headers["retry-after"]) > 0
+            guesser = _login(http, 110)  # a client that guessed: braked, right password or not
+            another = http.post("/admin/login", data={"username": "admin", "password": "y"},
+                                headers=_client_headers(131))  # one wrong guess, braked at once
+            admin = _login(http, 130)  # no recent failure and the right password: let in
+    # The tenth failure puts the brake on: its own client is told to wait at once.
+    assert [g.status_code for g in guesses] == [401] * 9 + [429]
+    assert guesser.status_code == 429 and int(guesser.headers["retry-after"]) > 0
+    assert another.status_code == 429 and int(another.headers["retry-after"]) > 0
+    assert admin.status_code == 200
 
 
 def test_the_log_and_the_salt_are_private(tmp_path):
@@ -560,3 +566,141 @@ def test_the_console_cookie_is_secure_behind_a_tls_proxy(site):
         plain = http.post("/admin/login", data=ADMIN_LOGIN, headers=_client_headers(141))
     assert "secure" in tls.headers["set-cookie"].lower()
     assert "secure" not in plain.headers["set-cookie"].lower()
+
+
+# -- what the second attack found (issue 21) -----------------------------------------------------
+
+def test_a_request_body_that_stalls_is_closed(fake_bot, tmp_path):
+    settings = fake_bot.settings.replace(header_timeout_s=1.0)
+    app = create_app(fake_bot, Store(tmp_path / "b.sqlite3"), settings=settings)
+    with serve(app, settings=settings) as base:
+        address = (urlsplit(base).hostname, urlsplit(base).port)
+        slow = socket.create_connection(address)
+        slow.sendall(b"POST /api/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n")
+        start, closed_after = time.monotonic(), None
+        slow.settimeout(0.4)
+        while time.monotonic() - start < 8:  # one byte every 0.4 s: 40 s for the body
+            try:
+                slow.sendall(b" ")
+                if slow.recv(1024) == b"":
+                    closed_after = time.monotonic() - start
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # reset or broken pipe: closed by the server
+                closed_after = time.monotonic() - start
+                break
+        slow.close()
+        fine = httpx.post(base + "/api/ask", json={"question": "what is roce?"}, timeout=30)
+    assert closed_after is not None and closed_after < 4, closed_after
+    assert fine.status_code == 200  # a body sent at once is answered
+
+
+def test_the_access_log_names_clients_by_a_salted_hash_never_an_ip(fake_bot, tmp_path):
+    import logging
+
+    from assistant.web.serve import server_config
+
+    store = Store(tmp_path / "a.sqlite3")
+    settings = fake_bot.settings.replace(trusted_proxies="127.0.0.1")
+    assert server_config(create_app(fake_bot, store, settings=settings),
+                         settings).access_log is False  # uvicorn's own names raw IPs
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    loggers = [logging.getLogger(name) for name in ("assistant.access", "")]
+    with serve(create_app(fake_bot, store, settings=settings), settings=settings,
+               log_level="info") as base:
+        # uvicorn writes its access log (raw IPs) only when that logger has a handler.
+        assert not logging.getLogger("uvicorn.access").hasHandlers()
+        for logger in loggers:  # after uvicorn has configured logging
+            logger.addHandler(handler)
+        try:
+            httpx.get(base + "/healthz", headers={"X-Forwarded-For": "198.51.100.7"})
+        finally:
+            for logger in loggers:
+                logger.removeHandler(handler)
+    lines = [r.getMessage() for r in records]
+    access = [line for line in lines if "/healthz" in line]
+    assert access and store.hash_ip("198.51.100.7")[:12] in access[0], lines
+    assert not [line for line in lines if "198.51.100.7" in line or "127.0.0.1:" in line], lines
+
+
+def _flood(base: str, config: dict, client: int, stop: threading.Event) -> list[httpx.Response]:
+    """Send queue/join requests for non-question events (page load, new chat, like), each
+    with a fresh session hash, from one client, 12 at a time, until told to stop."""
+    events = [d["id"] for d in config["dependencies"]
+              if (d.get("api_name") or "").startswith(("on_load", "on_like", "on_new_chat"))]
+    assert len(events) >= 4, events
+
+    def joins(worker: int) -> list[httpx.Response]:
+        sent = []
+        with httpx.Client(base_url=base, timeout=30) as http:
+            while not stop.is_set():
+                i = len(sent)
+                sent.append(http.post("/gradio_api/queue/join", headers=_client_headers(client),
+                                      json={"data": [None, None],
+                                            "fn_index": events[i % len(events)],
+                                            "session_hash": f"flood{worker}x{i}",
+                                            "trigger_id": None, "event_data": {
+                                                "index": 0, "value": "x", "liked": True}}))
+        return sent
+
+    with ThreadPoolExecutor(12) as pool:
+        return [r for part in pool.map(joins, range(12)) for r in part]
+
+
+def test_a_client_flooding_non_question_events_does_not_crowd_out_others(bot, tmp_path):
+    # Room in the queue for the 10 honest visitors and the flooder's own share (8 at most).
+    settings = bot.settings.replace(queue_size=24, concurrency=1, rate_limit_per_minute=1000,
+                                    trusted_proxies="127.0.0.1")
+    app = create_app(_Slow(bot, 0.2), Store(tmp_path / "f.sqlite3"), settings=settings)
+    with serve(app) as base:
+        config = httpx.get(base + "/config", timeout=30).json()
+
+        def honest(i: int) -> list[int]:
+            codes = []
+            with httpx.Client(base_url=base, timeout=60) as http:
+                for _ in range(3):
+                    r = http.post("/gradio_api/call/ask", headers=_client_headers(150 + i),
+                                  json={"data": ["what is roce?", [], ""]})
+                    if r.status_code == 200:
+                        http.get(f"/gradio_api/call/ask/{r.json()['event_id']}")
+                    codes.append(r.status_code)
+            return codes
+
+        stop = threading.Event()
+        with ThreadPoolExecutor(11) as pool:
+            flood = pool.submit(_flood, base, config, 149, stop)
+            time.sleep(1.0)  # the flood is under way
+            questions = [c for codes in pool.map(honest, range(10)) for c in codes]
+            stop.set()
+            noisy = flood.result()
+    codes = [r.status_code for r in noisy]
+    seen = {c: codes.count(c) for c in set(codes)}
+    assert questions == [200] * 30, (questions, seen)
+    refused = [r for r in noisy if r.status_code == 429]
+    assert len(refused) > len(noisy) / 2, seen
+    assert all(int(r.headers["retry-after"]) >= 1 for r in refused)
+    assert set(codes) <= {200, 429}, seen
+
+
+def test_gradios_own_503_says_when_to_retry_and_not_the_queue_size(bot, tmp_path):
+    settings = bot.settings.replace(queue_size=1, concurrency=1, rate_limit_per_minute=0,
+                                    max_concurrent_per_ip=0, trusted_proxies="127.0.0.1")
+    app = create_app(_Slow(bot, 3.0), Store(tmp_path / "q.sqlite3"), settings=settings)
+    with serve(app) as base:
+        def ask(i: int) -> httpx.Response:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                return http.post("/gradio_api/call/ask", headers=_client_headers(170 + i),
+                                 json={"data": [f"what is nvlink {i}", [], ""]})
+
+        with ThreadPoolExecutor(6) as pool:
+            responses = list(pool.map(ask, range(6)))
+    busy = [r for r in responses if r.status_code == 503]
+    assert busy, [r.status_code for r in responses]
+    for r in busy:
+        assert 1 <= int(r.headers["retry-after"]) <= 60
+        assert r.json()["kind"] == "busy" and "Max size" not in r.text
+        assert not any(ch.isdigit() for ch in r.json()["detail"]), r.json()["detail"]

@@ -356,7 +356,11 @@ def test_any_text_gives_a_result_or_a_message(client, name, data):
 
 def test_quote_rows_skip_empty_ones_and_name_the_row(client):
     form = CalculatorForm(calc.REGISTRY["compare_cluster_quotes"])
-    assert len(form.groups) == 1 and len(form.groups[0].rows) == 3  # two examples and a spare
+    # Rows up to the list's maximum: the two examples shown, the rest spare.
+    assert len(form.groups) == 1 and len(form.groups[0].rows) == calc.MAX_QUOTES == 10
+    assert form.groups[0].shown_rows == 2
+    assert "Undefined" not in " ".join(form.defaults().values())
+    assert form.submit(form.defaults()).ok
     data = {"gpus": "256", "quotes.0.name": "A", "quotes.0.price_per_gpu_hour": "6.5",
             "quotes.0.hours": "130", "quotes.2.name": "C", "quotes.2.price_per_gpu_hour": "7",
             "quotes.2.hours": "-1"}

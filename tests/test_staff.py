@@ -15,7 +15,7 @@ from assistant.config import Settings
 from assistant.corpus import FAQ
 from assistant.retrieve import Retriever
 from assistant.staff import StaffEntryError
-from assistant.store import Store, gap_reason, off_subject
+from assistant.store import Store
 from assistant.testing import fake_assistant
 
 QUESTION = "How much does an InfiniBand port cost?"
@@ -64,14 +64,34 @@ def test_entries_round_trip_through_the_store(fake_bot, store):
     assert store.staff_entry(entry.id) is None
 
 
-def test_html_is_kept_as_text_and_escaped_in_the_console(fake_bot, store):
-    from assistant.web.console import console_table
+@pytest.mark.parametrize(("question", "answer"), [
+    ("Is <script>alert(1)</script> fast?", ANSWER),
+    (QUESTION, "InfiniBand <img src=x onerror=alert(1)> costs more than Ethernet."),
+    (QUESTION, "InfiniBand costs more than Ethernet.</p>"),
+    (QUESTION, "InfiniBand costs more <!-- hidden --> than Ethernet."),
+])
+def test_markup_in_a_staff_answer_is_refused(fake_bot, store, question, answer):
+    with pytest.raises(StaffEntryError, match="plain text"):
+        store.add_staff_entry(question, answer, "infiniband", "ana", fake_bot.corpus)
+    assert store.staff_entries() == []
 
-    entry = store.add_staff_entry("Is <script>alert(1)</script> fast?", ANSWER,
-                                  "infiniband", "ana", fake_bot.corpus)
-    assert "<script>" in entry.question  # stored as written...
-    cells = console_table(store.staff_rows(), ["question"])
-    assert "<script>" not in cells[0][0] and "&lt;script&gt;" in cells[0][0]  # ...never markup
+
+def test_text_about_comparisons_is_plain_text(fake_bot, store):
+    entry = store.add_staff_entry("Is InfiniBand latency < 1 us?", "InfiniBand latency is "
+                                  "often < 1 us & RoCE's is > 1 us.", "infiniband", "ana",
+                                  fake_bot.corpus)
+    assert entry.answer == "InfiniBand latency is often < 1 us & RoCE's is > 1 us."
+
+
+def test_a_published_entry_with_markup_from_an_older_version_is_withdrawn(fresh_bot, store):
+    entry = store.add_staff_entry(QUESTION, ANSWER, "infiniband", "ana", fresh_bot.corpus)
+    staff.publish(store, fresh_bot.index, fresh_bot.retriever, fresh_bot.corpus, entry.id)
+    with store._write() as conn:  # what an older version let staff store
+        conn.execute("UPDATE staff_faq SET answer = ? WHERE id = ?",
+                     ("InfiniBand <img src=x onerror=alert(1)> costs more.", entry.id))
+    staff.sync_after_ingest(store, fresh_bot.index, fresh_bot.corpus)
+    assert store.staff_entry(entry.id).status == "draft"
+    assert entry.chunk_id not in {u.id for u in fresh_bot.index.units}
 
 
 def test_a_clicked_gap_or_dislike_fills_the_question():
@@ -176,15 +196,38 @@ def test_staff_routes_need_a_console_login(fresh_bot, store):
     login = client.post("/admin/login", data={"username": "admin", "password": "s3cret-pass"},
                         follow_redirects=False)
     assert login.status_code in (200, 303)
-    bad = client.post("/admin/staff", json={**body, "slug": "nope"})
+    # A change needs the console's origin and the session's CSRF token (see test_auth.py).
+    console = {"origin": "https://testserver",
+               "x-csrf-token": client.get("/admin/csrf").json()["token"]}
+    bad = client.post("/admin/staff", json={**body, "slug": "nope"}, headers=console)
     assert bad.status_code == 400 and "no page" in bad.json()["error"]
-    made = client.post("/admin/staff", json=body)
+    made = client.post("/admin/staff", json=body, headers=console)
     assert made.status_code == 200 and made.json()["status"] == "published"
     assert fresh_bot.ask(QUESTION).text.startswith("An InfiniBand port usually costs more")
     assert "infiniband" in client.get("/admin/staff/patch.yaml").text
-    gone = client.post(f"/admin/staff/{made.json()['id']}/unpublish")
+    gone = client.post(f"/admin/staff/{made.json()['id']}/unpublish",
+                       headers={**console, "content-type": "application/json"})
     assert gone.status_code == 200 and gone.json()["status"] == "draft"
     assert not fresh_bot.ask(QUESTION).text.startswith("An InfiniBand port usually costs")
+
+
+def test_the_api_never_returns_markup_from_a_staff_answer(fresh_bot, store):
+    from fastapi.testclient import TestClient
+
+    from assistant.web.app import create_app
+
+    settings = fresh_bot.settings.replace(admin_password="s3cret-pass")
+    client = TestClient(create_app(fresh_bot, store, settings=settings),
+                        base_url="https://testserver")
+    client.post("/admin/login", data={"username": "admin", "password": "s3cret-pass"})
+    csrf = {"origin": "https://testserver", "x-csrf-token": client.get("/admin/csrf").json()[
+        "token"]} if client.get("/admin/csrf").status_code == 200 else {}
+    evil = "NVLink is sold <img src=x onerror=alert(1)> at no cost."
+    made = client.post("/admin/staff", json={"question": "Is NVLink free?", "answer": evil,
+                                             "slug": "nvlink", "publish": True}, headers=csrf)
+    assert made.status_code == 400 and "plain text" in made.json()["error"]
+    answer = client.post("/api/ask", json={"question": "Is NVLink free?"}).json()["answer"]
+    assert "<img" not in answer and "onerror" not in answer
 
 
 # -- gaps --------------------------------------------------------------------------------------
@@ -192,23 +235,6 @@ def test_staff_routes_need_a_console_login(fresh_bot, store):
 def _answer(text="NVLink links GPUs. [1]", subject="nvlink", **kw):
     citations = [Citation(1, "nvlink", "NVLink", "/glossary/nvlink", "Summary")]
     return Answer(text=text, citations=citations, subject=subject, confidence=0.9, **kw)
-
-
-def test_off_subject_first_sentence_is_a_gap():
-    assert off_subject(_answer()) == ""
-    assert off_subject(_answer("Nvlink is a link. [1]")) == ""
-    assert off_subject(_answer("GPUs talk over links. [1] NVLink is one. [1]")) == "off-subject"
-    assert off_subject(_answer("Nothing.", kind="refusal", refused=True)) == ""
-
-
-def test_gap_rules(store):
-    row = {"refused": 0, "kind": "answer", "gap": "", "confidence": 0.9, "rating": 0}
-    assert gap_reason(row) == ""
-    assert gap_reason({**row, "refused": 1}) == "refusal"
-    assert gap_reason({**row, "kind": "clarify"}) == "clarify"
-    assert gap_reason({**row, "gap": "unsettled"}) == "unsettled"
-    assert gap_reason({**row, "confidence": 0.1}) == "low confidence"
-    assert gap_reason({**row, "rating": -1}) == "thumbs-down"
 
 
 def test_gaps_group_dislikes_and_off_subject_answers_and_show_staff_answers(fake_bot, store):

@@ -42,7 +42,8 @@ XSS = '<img src=x onerror=alert(1)> ![x](http://evil.example/x.png) <script>aler
 # -- helpers shared with test_browser.py ------------------------------------------------------
 
 @contextmanager
-def serve(app, port: int | None = None, settings=None) -> Iterator[str]:
+def serve(app, port: int | None = None, settings=None, log_level: str = "warning"
+          ) -> Iterator[str]:
     """Run an ASGI app in a thread on loopback, configured as `launch` serves it (timeouts
     included); yield its base URL."""
     import uvicorn
@@ -51,7 +52,7 @@ def serve(app, port: int | None = None, settings=None) -> Iterator[str]:
 
     port = port or free_port()
     config = server_config(app, settings or Settings.from_env({}), host="127.0.0.1", port=port,
-                           log_level="warning")
+                           log_level=log_level)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -137,8 +138,9 @@ def test_escape_markdown_keeps_answer_structure():
 
 def test_render_answer_links_markers_and_lists_sources(bot):
     md = render_answer(_cited_answer(), bot.corpus)
-    assert "[\\[1\\]](/glossary/nvlink#definition)" in md
-    assert "[\\[2\\]](/glossary/nvlink#how-it-works)" in md
+    # Each marker's link names its source (the page script makes that its accessible name).
+    assert '[\\[1\\]](/glossary/nvlink#definition "Source 1: NVLink — Definition")' in md
+    assert '[\\[2\\]](/glossary/nvlink#how-it-works "Source 2: NVLink — How it works")' in md
     assert "**Sources**" in md
     assert "1. [NVLink — Definition](/glossary/nvlink#definition)" in md
 
@@ -480,8 +482,16 @@ def test_admin_console_shows_questions_and_exports_csv(live, tmp_path):
         # Signing out ends the session: the same cookie no longer opens the console.
         assert http.get("/admin/logout").status_code == 303
         assert http.get("/admin/config").status_code == 401
-    admin = _client(base + "/admin/", auth=("admin", ADMIN_PASSWORD),
-                    download_files=str(tmp_path))
+    # A script reads the console's tables through Gradio's API as the page does: with its
+    # session, from the console's origin, with the session's CSRF token (see test_auth.py).
+    with httpx.Client(base_url=base, timeout=30) as http:
+        signed_in = http.post("/admin/login", data={"username": "admin",
+                                                    "password": ADMIN_PASSWORD},
+                              headers={"accept": "application/json"})
+        session = http.cookies["assistant-console"]
+    admin = _client(base + "/admin/", download_files=str(tmp_path), headers={
+        "Cookie": f"assistant-console={session}", "Origin": base,
+        "X-CSRF-Token": signed_in.json()["csrf"]})
     recent, gaps, feedback, terms, staff, inbox = admin.predict(api_name="/refresh")
     assert recent["headers"][:3] == ["id", "created", "question"]
     assert any("toaster" in str(row[2]) for row in recent["data"])

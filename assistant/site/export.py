@@ -19,11 +19,13 @@ import json
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from assistant.corpus import Corpus
 
+from .anchors import StaffAnswer
 from .llms import llms_files
 from .pages import Site
 
@@ -59,12 +61,16 @@ def check_url(url: str) -> str:
     return url
 
 
-def build_site(corpus: Corpus, out_dir: Path, assistant_url: str, base_path: str = ""
-               ) -> BuildReport:
-    """Write the static site into `out_dir`, rewriting only what changed; return a report."""
+def build_site(corpus: Corpus, out_dir: Path, assistant_url: str, base_path: str = "",
+               staff: Sequence[StaffAnswer] = ()) -> BuildReport:
+    """Write the static site into `out_dir`, rewriting only what changed; return a report.
+
+    `staff` are the published staff answers to show on their pages (the CLI reads the log's).
+    """
     started = time.perf_counter()
+    published = list(staff)
     site = Site(corpus, assistant_url=check_url(assistant_url), static=True,
-                base_path=base_path)
+                base_path=base_path, staff=lambda: published)
     files = {**site.files(), **llms_files(site)}  # links site-relative: the host is unknown
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

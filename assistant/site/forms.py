@@ -30,8 +30,9 @@ from assistant import calculators as calc
 from assistant import quantities
 from assistant.calculators._base import MissingInput, Unit, check, number_kind
 
-#: Extra rows offered below the example's in a list of sub-inputs (a third quote).
-SPARE_ROWS = 1
+#: Rows of a list of sub-inputs shown at first: the example's, at least the minimum. The rest,
+#: up to the list's maximum, are in the page too (marked spare): the page's script hides them
+#: behind an "Add" button, and without script they are all there.
 #: Longest text read from one field; anything longer is a typo or an attack.
 MAX_FIELD_CHARS = 200
 
@@ -68,7 +69,7 @@ def unit_of(model: type[BaseModel], name: str) -> str:
     if last in _UNIT_SUFFIXES and "_" in name:
         return _UNIT_SUFFIXES[last][0]
     if number_kind(model, name) == "fraction":
-        return "0 to 1"
+        return "0 to 1, or %"
     return ""
 
 
@@ -120,6 +121,12 @@ class FieldGroup:
     hint: str
     min_rows: int
     rows: list[list[FormField]]
+    shown_rows: int = 0  # rows shown before the visitor adds one (the rest are spare)
+
+    @property
+    def max_rows(self) -> int:
+        """Return how many rows the list takes at most."""
+        return len(self.rows)
 
 
 @dataclass
@@ -182,21 +189,23 @@ class CalculatorForm:
                 continue
             low, high = _bounds(self.model, name)
             given = list(example.get(name) or [])
-            count = min(high, max(low, len(given)) + SPARE_ROWS)
+            shown = min(high, max(low, len(given), 1))
             rows = []
-            for i in range(count):
+            for i in range(high):
                 values = given[i] if i < len(given) else {}
                 rows.append([self._field(item, sub, f"{name}.{i}.{sub}", values.get(sub),
                                          required=sub_info.is_required(), row=i)
                              for sub, sub_info in item.model_fields.items()])
             singular = _singular(label_of(name))
             self.groups.append(FieldGroup(key=name, label=label_of(name, info), item=singular,
-                                          hint=_hint(info), min_rows=low, rows=rows))
+                                          hint=_hint(info), min_rows=low, rows=rows,
+                                          shown_rows=shown))
 
     def _field(self, model: type[BaseModel], name: str, key: str, example: Any, *,
                required: bool, row: int | None = None) -> FormField:
         info = model.model_fields[name]
-        default = example if example is not None else info.get_default()
+        # A required field has no default (pydantic's PydanticUndefined is not one to show).
+        default = example if example is not None or info.is_required() else info.get_default()
         label, unit = label_of(name, info), unit_of(model, name)
         if unit.casefold() in label.casefold():
             unit = ""  # "Hours", not "Hours (hours)"

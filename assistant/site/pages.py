@@ -22,7 +22,7 @@ import functools
 import hashlib
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -36,13 +36,17 @@ from assistant import calculators as calc
 from assistant.corpus import FACT_KEYS, FACT_LABELS, FAQ_SECTION, Corpus, Page, anchor
 from assistant.quantities import json_safe
 
+from .anchors import StaffAnswer, faq_anchors, support_anchor
 from .forms import CalculatorForm, Outcome
 
 SITE_NAME = "AI Compute Glossary"
 TAGLINE = "Networking for AI compute, explained: InfiniBand, RoCE, NVLink, NCCL and what they cost."
 #: Where the site's CSS, JS and icon are served, in the app and in the static export.
 ASSETS = "site-assets"
-ASSET_FILES = ("site.css", "site.js", "widget-bridge.js", "favicon.svg")
+ASSET_FILES = ("site.css", "site.js", "search.js", "chat.js", "widget-bridge.js",
+               "favicon.svg")
+#: Assets of the chat pages only (served by the app, not written by the static export).
+CHAT_ASSETS = ("chat.js", "widget-bridge.js")
 KIND_PATHS = {"glossary": "glossary", "lesson": "learn"}
 
 
@@ -82,8 +86,10 @@ class Site:
     """Renders every page of the glossary site from a corpus; see the module docstring."""
 
     def __init__(self, corpus: Corpus, *, assistant_url: str = "", static: bool = False,
-                 base_path: str = ""):
+                 base_path: str = "", staff: Callable[[], Sequence[StaffAnswer]] | None = None):
         self.corpus = corpus
+        #: The published staff answers, read when a page is rendered (the log's, in the app).
+        self.staff = staff or (lambda: ())
         self.assistant_url = assistant_url.rstrip("/")
         self.static = static
         self.base = "/" + base_path.strip("/") if base_path.strip("/") else ""
@@ -213,7 +219,13 @@ class Site:
             section="learn" if page.kind == "lesson" else "glossary", widget_page=page.slug,
             page=page, sections=self.sections(page), facts=self.facts(page),
             related=self.related(page), calculators=self.calculators_for(page),
-            updated=updated, faq_anchor=anchor(FAQ_SECTION))
+            updated=updated, faq_anchor=anchor(FAQ_SECTION),
+            faq=list(zip(faq_anchors(page), page.faq, strict=True)),
+            support=[(support_anchor(e.id), e) for e in self.staff_of(page.slug)])
+
+    def staff_of(self, slug: str) -> list[StaffAnswer]:
+        """Return the published staff answers of a page, oldest first."""
+        return sorted((e for e in self.staff() if e.slug == slug), key=lambda e: e.id)
 
     def glossary_index(self) -> str:
         """Return the A-Z index of glossary terms with their summaries and a filter box."""
@@ -278,9 +290,12 @@ class Site:
         """Return what a page shows of a result: the chat's summary, method and working."""
         words = _calculation_words()
         result = outcome.result
+        # "Prices ... are the inputs you gave" only where a price is one of them.
+        priced = any("price" in f.name for f in self.forms[name].all_fields())
         return {"summary": result.summary, "method": words["method"],
                 "formula": result.formula, "working": list(result.working),
-                "note": words["note"], "question": self.forms[name].question(outcome.args)}
+                "note": words["note"] if priced else words["note_no_prices"],
+                "question": self.forms[name].question(outcome.args)}
 
     def api(self, slug: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], int] | None:
         """Run a calculator for the page's script; return JSON and a status, None if unknown."""
@@ -343,9 +358,13 @@ class Site:
             assert html is not None, path
             out[path.strip("/") + "/index.html"] = html.encode()
         out["index.html"] = out["glossary/index.html"]
+        from .search import SEARCH_INDEX, search_json  # search builds on this module
+
+        out[SEARCH_INDEX] = search_json(self).encode()
         out["404.html"] = self.not_found().encode()
         for name in ASSET_FILES:
-            out[f"{ASSETS}/{name}"] = asset_text(name).encode()
+            if name not in CHAT_ASSETS:
+                out[f"{ASSETS}/{name}"] = asset_text(name).encode()
         return out
 
     def meta_csp(self) -> str:

@@ -7,11 +7,13 @@ mount at "/" answers every path that no earlier route took.
     /api/calculators/<name>?<input>=<value>...   (JSON, for the pages' script and static hosts)
     /site-assets/<file>                          (CSS, JS, icon)
     /llms.txt  /llms-full.txt                    (the site for language models, see llms.py)
+    /search-index.json                           (the site search's index, see search.py)
     /embed-demo                                  (moved: now the NVLink page, widget included)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -26,6 +28,7 @@ from starlette.responses import (
 
 from assistant.corpus import Corpus
 
+from .anchors import StaffAnswer
 from .llms import LLMS_FULL, LLMS_TXT, llms_full, llms_txt
 from .pages import (
     ASSET_FILES,
@@ -37,6 +40,7 @@ from .pages import (
     asset_version,
     calculator_slug,
 )
+from .search import SEARCH_INDEX, search_json
 
 _TYPES = {"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
           "svg": "image/svg+xml"}
@@ -46,18 +50,27 @@ _NO_STORE = {"cache-control": "no-store"}
 
 
 # The route handlers are small closures over `site`; mccabe counts their branches here.
-def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site:  # noqa: C901
-    """Add the site's routes to `app` (before any mount at "/"); return the renderer."""
-    site = site or Site(corpus)
-    rendered: dict[str, str] = {}
+def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None,  # noqa: C901
+               staff: Callable[[], Sequence[StaffAnswer]] | None = None) -> Site:
+    """Add the site's routes to `app` (before any mount at "/"); return the renderer.
+
+    `staff` returns the published staff answers (the log's): a page shows its own under its
+    FAQ, and is rendered afresh when they change.
+    """
+    site = site or Site(corpus, staff=staff)
+    rendered: dict[tuple[str, tuple], str] = {}
 
     def html(path: str) -> Response:
-        if path not in rendered:
+        # A published (or withdrawn) staff answer changes its page: part of the cache key.
+        key = (path, tuple((e.id, e.slug, e.question, e.answer) for e in site.staff()))
+        if key not in rendered:
             page = site.render_path(path)
             if page is None:
                 return not_found(path)
-            rendered[path] = page
-        return HTMLResponse(rendered[path], headers=_HEADERS)
+            if len(rendered) > 4 * len(corpus) + 64:
+                rendered.clear()  # old versions of pages whose staff answers changed
+            rendered[key] = page
+        return HTMLResponse(rendered[key], headers=_HEADERS)
 
     def not_found(path: str) -> Response:
         return HTMLResponse(site.not_found(path), status_code=404, headers=_HEADERS)
@@ -115,6 +128,11 @@ def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site: 
         make = llms_txt if request.url.path == "/" + LLMS_TXT else llms_full
         return PlainTextResponse(make(site, base), headers={"cache-control": "no-cache"})
 
+    def search(request: Request) -> Response:
+        # The site search's index (search.js); rebuilt with the pages, staff answers included.
+        return Response(search_json(site), media_type="application/json",
+                        headers={"cache-control": "no-cache"})
+
     def embed_demo(request: Request) -> Response:
         return RedirectResponse("/glossary/nvlink", status_code=301)
 
@@ -132,6 +150,7 @@ def mount_site(app: FastAPI, corpus: Corpus, site: Site | None = None) -> Site: 
     for name in (LLMS_TXT, LLMS_FULL):
         route(f"/{name}", llms, methods=["GET"], include_in_schema=False)
     route("/embed-demo", embed_demo, methods=["GET"], include_in_schema=False)
+    route(f"/{SEARCH_INDEX}", search, methods=["GET"], include_in_schema=False)
     return site
 
 
@@ -140,11 +159,15 @@ def _form(request: Request) -> dict[str, Any]:
     return {key: request.query_params.get(key) for key in request.query_params}
 
 
-def widget_head() -> str:
-    """Return the <head> tag that loads the bridge between a framing page and the widget.
+def widget_head(framed: bool = True) -> str:
+    """Return the <head> tags that load the chat's scripts, for mounting a chat page.
 
-    Pass it as `head=` when mounting the widget: citations then open in the host window,
-    Esc closes the host's panel and the host's FAQ buttons can ask (see assets/site.js).
+    chat.js (every chat page): the conversation kept in the tab across pages, the answer's
+    start in view, signs of work, notices, copy as clean text, share links. With `framed`
+    (the widget), widget-bridge.js too: citations open in the host window (our site) or a new
+    tab (another site), Esc closes the host's panel, and the host's FAQ buttons can ask (see
+    assets/site.js).
     """
-    version = asset_version("widget-bridge.js")
-    return f'<script src="/{ASSETS}/widget-bridge.js?v={version}" defer></script>'
+    names = ("chat.js", "widget-bridge.js") if framed else ("chat.js",)
+    return "".join(f'<script src="/{ASSETS}/{name}?v={asset_version(name)}" defer></script>'
+                   for name in names)

@@ -14,10 +14,13 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -119,6 +122,25 @@ class Problem(BaseModel):
     """An error without an answer (413)."""
 
     detail: str
+
+
+def json_safe(value: Any) -> Any:
+    """Return a value JSON can carry: NaN and the infinities (which Python's parser reads
+    from `NaN`, `Infinity` or `1e400`) become the strings "NaN", "Infinity", "-Infinity"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+async def validation_problem(request: Request, exc: Exception) -> JSONResponse:
+    """Answer a request FastAPI could not validate with 422 naming the field, whatever the
+    input was (FastAPI's own handler fails with a 500 echoing a non-finite number)."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else []
+    return JSONResponse({"detail": json_safe(jsonable_encoder(errors))}, 422)
 
 
 class JsonApi:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 from starlette.routing import Route
@@ -33,17 +34,11 @@ from ..overview import health_of
 from ..site import mount_site, widget_head
 from ..store import Store
 from ..views import VIEWS
-from .api import JsonApi
+from .api import JsonApi, validation_problem
 from .auth import ConsoleAuth, ConsoleGate, console_routes
 from .chat import QUESTION_APIS, TITLE, ChatPage
-from .console import (
-    Console,
-    export_routes,
-    inbox_routes,
-    overview_routes,
-    page_titles,
-    staff_routes,
-)
+from .console import Console, page_titles
+from .console_api import export_routes, inbox_routes, overview_routes, staff_routes
 from .edge import Edge, MountPolicy
 from .render import parse_origins, static_path
 
@@ -80,7 +75,8 @@ class Services:
         store = store if store is not None else Store(settings.log_db,
                                                       settings.max_question_chars)
         admission = Admission(RateLimiter(settings.rate_limit_per_minute),
-                              ConcurrencyCap(settings.max_concurrent_per_ip))
+                              ConcurrencyCap(settings.max_concurrent_per_ip),
+                              RateLimiter(settings.event_rate_limit), settings.max_queued_per_ip)
         auth = None
         if settings.admin_password:
             guard = LoginGuard(settings.admin_password,
@@ -92,7 +88,11 @@ class Services:
 
 def page_options(compact: bool = False) -> dict[str, Any]:
     """Return the look of a page, for mount_gradio_app() or Blocks.launch()."""
-    return {"theme": gr.themes.Default(primary_hue="blue"),
+    # The primary button one shade darker than Gradio's: white on it meets WCAG AA (4.5:1).
+    theme = gr.themes.Default(primary_hue="blue").set(
+        button_primary_background_fill="*primary_700",
+        button_primary_background_fill_hover="*primary_800")
+    return {"theme": theme,
             "css_paths": [static_path("widget.css")]
             + ([static_path("compact.css")] if compact else []),
             "footer_links": [] if compact else ["api"],
@@ -176,9 +176,11 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     running: list[Any] = []  # what runs as long as the app (the MCP endpoint's sessions)
     app = FastAPI(title=TITLE, version="1", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json", lifespan=lifespan_for(services, running))
+    # 422 naming the field for any input, NaN and 1e400 included (never a 500).
+    app.add_exception_handler(RequestValidationError, validation_problem)
     api = JsonApi(assistant, services.store, settings, services.inbox)
     app.include_router(api.router())
-    _site_routes(app, assistant)
+    _site_routes(app, assistant, services.store)
     if settings.mcp:
         running.append(mount_mcp(app, assistant, services, api.limiter))
     policies = _mount_pages(app, assistant, services)
@@ -187,10 +189,12 @@ def create_app(assistant: Assistant, store: Store | None = None, *,
     app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                        allow_headers=["*"], allow_credentials=False)
     if services.console_auth is not None:
-        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN)
+        app.add_middleware(ConsoleGate, auth=services.console_auth, prefix=ADMIN,
+                           trusted_proxies=settings.trusted_proxies)
     # Added last, so outermost: every request and response passes it first.
     app.add_middleware(Edge, origins=origins, mounts=policies, admission=services.admission,
-                       settings=settings, router=app.router, questions=QUESTION_ROUTES)
+                       settings=settings, router=app.router, questions=QUESTION_ROUTES,
+                       hash_ip=services.store.hash_ip)
     return app
 
 
@@ -206,10 +210,11 @@ def mount_mcp(app: FastAPI, assistant: Assistant, services: Services, limiter: A
     return manager.run
 
 
-def _site_routes(app: FastAPI, assistant: Assistant) -> None:
+def _site_routes(app: FastAPI, assistant: Assistant, store: Store) -> None:
     # The glossary site (/glossary, /learn, /calculators, the calculator API, /embed-demo
     # redirecting to a page): before the mount at "/", which would answer those paths itself.
-    mount_site(app, assistant.corpus)
+    # Pages show their published staff answers, as the chat cites them.
+    mount_site(app, assistant.corpus, staff=lambda: store.staff_entries(status="published"))
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, Any]:
@@ -249,9 +254,8 @@ def _mount_pages(app: FastAPI, assistant: Assistant, services: Services) -> list
         page = ChatPage(assistant, services.store, settings, services.admission,
                         compact=compact, inbox=services.inbox)
         blocks = page.build()
-        # The widget's head loads the bridge to a framing page (citations open in the host).
-        extra = {"head": widget_head()} if prefix == "/widget" else {}
+        # The chat's script on both; the widget's also loads the bridge to a framing page.
         gr.mount_gradio_app(app, blocks, prefix, **mount, **page_options(compact=compact),
-                            **extra)
+                            head=widget_head(framed=prefix == "/widget"))
         policies.append(MountPolicy.of(prefix, blocks, page.question_events, QUESTION_APIS))
     return policies

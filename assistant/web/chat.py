@@ -23,6 +23,7 @@ from ..handoff import MAX_EMAIL, HandoffError, Inbox, consent_note, thanks
 from ..limits import Admission, ConcurrencyCap, RateLimiter
 from .edge import request_ip
 from .render import answer_messages, escape_markdown, greeting, starter_questions, user_message
+from .transcript import MAX_TURNS, answer_of, dump, load, saved_turn
 
 if TYPE_CHECKING:
     from ..chain import Assistant
@@ -32,10 +33,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TITLE = "Glossary assistant"
-ASK_SUPPORT = "Not what you needed? Ask support"
-# The widget's chat takes the iframe's height less the question row, so that the page itself
-# never scrolls (static/compact.css shortens it further while the comment row is open).
-COMPACT_CHAT_HEIGHT = "calc(100vh - 92px)"
+ASK_SUPPORT = "Ask support"
+#: What the chat shows while an answer is on its way (the page script animates it).
+TYPING = "…"
 #: Messages a conversation keeps on screen and in its session state (older ones scroll away).
 MAX_SHOWN = 60
 #: The endpoints a script may call with a question (Gradio's API); both count as questions.
@@ -90,9 +90,10 @@ class ChatPage:
     # -- state -----------------------------------------------------------------------------
 
     @staticmethod
-    def new_state() -> dict[str, Any]:
+    def new_state(conversation: str | None = None) -> dict[str, Any]:
         """Return an empty conversation: everything it needs, per browser tab."""
-        return {"messages": [], "history": [], "qids": {}, "conversation": uuid.uuid4().hex}
+        return {"messages": [], "history": [], "qids": {}, "turns": [],
+                "conversation": conversation or uuid.uuid4().hex}
 
     def _remember(self, state: dict[str, Any], messages: list[Any], qids: dict[int, int],
                   question: str, answer: Answer) -> dict[str, Any]:
@@ -102,8 +103,36 @@ class ChatPage:
             {"role": "user", "content": clip(question, s.max_question_chars)},
             {"role": "assistant", "content": clip(answer.text, s.max_history_chars)}]
         messages, qids = trim_messages(messages, qids)
+        turns = (state.get("turns") or []) + [saved_turn(question, answer)]
         return {**state, "messages": messages, "qids": qids,
-                "history": history[-s.max_history_turns:]}
+                "history": history[-s.max_history_turns:], "turns": turns[-MAX_TURNS:],
+                "answers": state.get("answers", 0) + 1}
+
+    def _staff(self) -> list[Any]:
+        """Return the published staff answers (their citations link their own anchors)."""
+        try:
+            return self.store.staff_entries(status="published")
+        except Exception:  # a log that cannot be read must not stop an answer
+            log.exception("could not read the staff answers")
+            return []
+
+    def _shown(self, answer: Answer, asked: list[str]) -> list[dict[str, Any]]:
+        """Return the chat messages of an answer, linking FAQ citations to their question."""
+        faq = any(c.section == "FAQ" for c in answer.citations)
+        return answer_messages(answer, self.corpus, self.settings.site_url,
+                               self._staff() if faq else (), asked)
+
+    @staticmethod
+    def asked(state: dict[str, Any]) -> list[str]:
+        """Return the questions asked so far in the conversation."""
+        return [m["content"] for m in state.get("history", [])
+                if isinstance(m, dict) and m.get("role") == "user"]
+
+    @staticmethod
+    def transcript(state: dict[str, Any]) -> str:
+        """Return the JSON the page keeps in session storage ("" for an empty chat)."""
+        turns = state.get("turns") or []
+        return dump(state["conversation"], turns, state.get("answers", 0)) if turns else ""
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -137,7 +166,7 @@ class ChatPage:
         shown = clip(question, self.settings.max_question_chars)
         messages = list(state["messages"]) + [user_message(shown)]
         base = len(messages)
-        yield messages + [{"role": "assistant", "content": "…"}], "", state
+        yield messages + [{"role": "assistant", "content": TYPING}], "", state
         answer: Answer | None = None
         pieces: list[str] = []
         for piece in self.assistant.stream(question, history=state["history"], page=page):
@@ -150,12 +179,48 @@ class ChatPage:
         if answer is None:  # stream() always ends with the Answer; be safe anyway
             answer = self.assistant.ask(question, history=state["history"], page=page)
         qid = self.store.log(question, answer, session=state["conversation"], ip=ip, page=page)
-        messages += answer_messages(answer, self.corpus, self.settings.site_url)
+        messages += self._shown(answer, self.asked(state) + [question])
         qids = dict(state["qids"])
         if qid is not None:
             qids.update({index: qid for index in range(base, len(messages))})
         state = self._remember(state, messages, qids, question, answer)
         yield state["messages"], "", state
+
+    def retry(self, state: dict[str, Any] | None, page: str | None, request: gr.Request
+              ) -> Iterator[tuple[Any, ...]]:
+        """Ask the last question again, in place of its answer ("Try again")."""
+        state = state or self.new_state()
+        messages = list(state.get("messages") or [])
+        last = next((i for i in range(len(messages) - 1, -1, -1)
+                     if isinstance(messages[i], dict) and messages[i].get("role") == "user"),
+                    None)
+        turns = list(state.get("turns") or [])
+        if last is None or not turns:
+            self.admission.release(request_ip(request, self.settings.trusted_proxies))
+            yield state.get("messages") or [], state
+            return
+        question = turns[-1]["q"]
+        qids = {i: q for i, q in state["qids"].items() if i < last}
+        earlier = {**state, "messages": messages[:last], "qids": qids, "turns": turns[:-1],
+                   "history": state["history"][:-2]}
+        for chat, _box, new_state in self.turn(question, earlier, page, request):
+            yield chat, new_state  # the box keeps whatever is being typed
+
+    def on_restore(self, text: Any, state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Show again the conversation the page kept for this tab (see `transcript`)."""
+        transcript = load(text)
+        if transcript is None or not transcript.turns or (state or {}).get("turns"):
+            return gr.update(), state, gr.update()
+        restored = {**self.new_state(transcript.conversation),
+                    "answers": max(0, transcript.answers - len(transcript.turns))}
+        for turn in transcript.turns:
+            answer = answer_of(turn, self.corpus)
+            question = clip(turn.q, self.settings.max_question_chars)
+            messages = list(restored["messages"]) + [user_message(question)]
+            messages += self._shown(answer, self.asked(restored) + [question])
+            # Earlier answers cannot be rated again from here: no question ids come back.
+            restored = self._remember(restored, messages, restored["qids"], question, answer)
+        return restored["messages"], restored, self.transcript(restored)
 
     def on_load(self, request: gr.Request) -> tuple[Any, ...]:
         """Greet with the page being read (?page=<slug>) and offer its questions."""
@@ -163,7 +228,7 @@ class ChatPage:
         page = slug if isinstance(slug, str) and slug in self.corpus.pages else None
         title = self.assistant.page_title(page)
         examples = [{"text": q} for q in starter_questions(self.corpus, page)]
-        # "greeted" tells a framing page's script that the page context is set (site.js).
+        # "greeted" tells the page's scripts that the page context is set (chat.js, site.js).
         return page, self.new_state(), gr.Chatbot(placeholder=greeting(title),
                                                   examples=examples, elem_classes=["greeted"])
 
@@ -192,7 +257,7 @@ class ChatPage:
     def on_new_chat() -> tuple[Any, ...]:
         """Empty the conversation (and close the ask-support row and form)."""
         hidden = gr.update(visible=False)
-        return [], "", ChatPage.new_state(), None, "", hidden, hidden, hidden, ""
+        return [], "", ChatPage.new_state(), None, "", hidden, hidden, hidden, "", ""
 
     # -- asking a person -------------------------------------------------------------------
 
@@ -202,6 +267,10 @@ class ChatPage:
         each answer: an earlier thank-you goes)."""
         answered = bool((state or {}).get("history"))
         return gr.update(visible=answered), gr.update(visible=True), ""
+
+    def after_answer(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
+        """Offer the answer's actions and hand the page the transcript to keep."""
+        return (*self.support_offer(state), self.transcript(state or self.new_state()))
 
     def on_open_support(self, state: dict[str, Any] | None) -> tuple[Any, ...]:
         """Open the ask-support form, its question filled with the visitor's last question."""
@@ -260,45 +329,60 @@ class ChatPage:
     # -- layout ----------------------------------------------------------------------------
 
     def build(self) -> gr.Blocks:
-        """Lay out the chat and wire its events; return the gr.Blocks (queued, not launched)."""
+        """Lay out the chat and wire its events; return the gr.Blocks (queued, not launched).
+
+        Top to bottom: the conversation, the comment row (after a thumb down), the answer's
+        actions (try again, share, new chat, ask support) and the support form, the question
+        row; the transcript and restore boxes are hidden (the page script uses them).
+        """
         compact = self.compact
         with gr.Blocks(title=TITLE, fill_height=compact, fill_width=compact,
                        delete_cache=(3600, 3600)) as demo:
+            gr.HTML(f"<h1 class='sr-only'>{TITLE}</h1>", elem_id="chat-title",
+                    container=False, padding=False)
             page_state, chat_state, pending = gr.State(None), gr.State(None), gr.State(None)
-            # "New chat" sits in the chat's own toolbar: on a phone the input row has no room.
-            new = gr.Button("New chat", size="sm", elem_id="new-chat", render=False)
             chatbot = gr.Chatbot(
-                value=[], show_label=False, elem_id="chat",
-                height=COMPACT_CHAT_HEIGHT if compact else 560,
-                scale=1 if compact else None, min_height=200, placeholder=greeting(None),
+                value=[], label="Conversation", show_label=False, elem_id="chat",
+                height="auto" if compact else 560, scale=1 if compact else None,
+                min_height=160, placeholder=greeting(None),
                 examples=[{"text": q} for q in starter_questions(self.corpus)],
                 feedback_options=("Like", "Dislike"), sanitize_html=True, allow_tags=False,
-                render_markdown=True, latex_delimiters=[], buttons=["copy", new],
-                allow_file_downloads=False, autoscroll=True, layout="bubble")
+                render_markdown=True, latex_delimiters=[], buttons=["copy"],
+                allow_file_downloads=False, autoscroll=False, layout="bubble")
             with gr.Row(visible=False, elem_id="comment-row", equal_height=True) as comment_row:
-                comment = gr.Textbox(show_label=False, scale=4, min_width=120, max_lines=3,
+                comment = gr.Textbox(label="What was wrong or missing? (optional)",
+                                     show_label=False, scale=4, min_width=120, max_lines=3,
                                      placeholder="What was wrong or missing? (optional)",
                                      elem_id="comment")
                 send_comment = gr.Button("Send", scale=0, min_width=70, elem_id="send-comment")
             support = self._support_parts()
             with gr.Row(equal_height=True, elem_id="ask-row"):
-                box = gr.Textbox(show_label=False, scale=4, min_width=120, max_lines=4,
-                                 placeholder="Ask about a term…", elem_id="question",
-                                 submit_btn=False, autofocus=not compact)
+                box = gr.Textbox(label="Your question", show_label=False, scale=4,
+                                 min_width=120, max_lines=4, placeholder="Ask about a term…",
+                                 elem_id="question", submit_btn=False,
+                                 autofocus=not compact)
                 send = gr.Button("Ask", variant="primary", scale=0, min_width=64, elem_id="ask")
+            # The conversation as the page keeps it (session storage), and the way back in.
+            transcript = gr.Textbox(visible="hidden", elem_id="transcript", label="Transcript")
+            restore = gr.Textbox(visible="hidden", elem_id="restore", label="Restore")
             parts = {"page": page_state, "chat": chat_state, "pending": pending,
-                     "chatbot": chatbot, "box": box, "send": send, "new": new,
-                     "comment": comment, "comment_row": comment_row,
-                     "send_comment": send_comment, **support}
+                     "chatbot": chatbot, "box": box, "send": send, "comment": comment,
+                     "comment_row": comment_row, "send_comment": send_comment,
+                     "transcript": transcript, "restore": restore, **support}
             self._wire(demo, parts)
         demo.queue(max_size=self.settings.queue_size,
                    default_concurrency_limit=self.settings.concurrency)
         return demo
 
     def _support_parts(self) -> dict[str, Any]:
-        """Lay out "Ask support" and its form (both hidden until there is an answer)."""
+        """Lay out the answer's actions and the support form (hidden until an answer)."""
         s = self.settings
+        # One row of small actions under the conversation: "New chat" lives here only (not
+        # over the answers), and "Share" is the page script's (it copies a link to the question).
         with gr.Row(visible=False, elem_id="support-row", equal_height=True) as support_row:
+            retry = gr.Button("Try again", size="sm", scale=0, elem_id="retry")
+            gr.Button("Share", size="sm", scale=0, elem_id="share")
+            new = gr.Button("New chat", size="sm", scale=0, elem_id="new-chat")
             ask_support = gr.Button(ASK_SUPPORT, size="sm", scale=0, elem_id="ask-support")
             thanked = gr.Markdown("", elem_id="handoff-thanks")
         with gr.Column(visible=False, elem_id="handoff-form") as form:
@@ -314,6 +398,7 @@ class ChatPage:
                                  elem_id="handoff-send")
                 cancel = gr.Button("Cancel", size="sm", elem_id="handoff-cancel")
         return {"support_row": support_row, "ask_support": ask_support, "thanked": thanked,
+                "retry": retry, "new": new,
                 "form": form, "handoff_question": question, "handoff_email": email,
                 "handoff_problem": problem, "handoff_send": send, "handoff_cancel": cancel}
 
@@ -331,11 +416,15 @@ class ChatPage:
                                         **quiet),
             p["chatbot"].option_select(self.respond_chip, chip_in, chat_out, **private,
                                        **quiet),
+            p["retry"].click(self.retry, chip_in, [p["chatbot"], p["chat"]], **private, **quiet),
             gr.api(self.ask, api_name="ask"),
         ]
-        for dep in questions[:-1]:  # the chat's events, not the API: offer "Ask support"
-            dep.then(self.support_offer, [p["chat"]],
-                     [p["support_row"], p["ask_support"], p["thanked"]], **private, **quiet)
+        # After the chat's events (not the API's): the answer's actions, and the transcript the
+        # page keeps in the tab (its change tells the page script the answer is complete).
+        for dep in questions[:-1]:
+            dep.then(self.after_answer, [p["chat"]],
+                     [p["support_row"], p["ask_support"], p["thanked"], p["transcript"]],
+                     **private, **quiet)
         handoffs = self._wire_support(p)
         self.question_events = frozenset(dep["id"] for dep in questions + handoffs)
         comment_out = [p["pending"], p["comment"], p["comment_row"]]
@@ -346,10 +435,15 @@ class ChatPage:
         p["send_comment"].click(self.on_comment, [p["comment"], p["pending"]], comment_out,
                                 **private)
         new_out = [p["chatbot"], p["box"], p["chat"], p["pending"], p["comment"],
-                   p["comment_row"], p["support_row"], p["form"], p["thanked"]]
+                   p["comment_row"], p["support_row"], p["form"], p["thanked"],
+                   p["transcript"]]
         p["new"].click(self.on_new_chat, None, new_out, **private)
-        p["chatbot"].clear(self.on_new_chat, None, new_out, **private)
         demo.load(self.on_load, None, [p["page"], p["chat"], p["chatbot"]], **private)
+        restored = p["restore"].change(self.on_restore, [p["restore"], p["chat"]],
+                                      [p["chatbot"], p["chat"], p["transcript"]], **private,
+                                      **quiet)
+        restored.then(self.support_offer, [p["chat"]],
+                      [p["support_row"], p["ask_support"], p["thanked"]], **private, **quiet)
 
     def _wire_support(self, p: dict[str, Any]) -> list[Any]:
         """Wire "Ask support" and its form; return the events that send a request."""

@@ -1,8 +1,9 @@
 """The support console: one tab per view of the log, each downloadable as CSV.
 
 The tabs and the downloads both come from `views.VIEWS`. Downloads are streamed from the
-database by an authenticated route (`/admin/export/<view>.csv`): they never touch the disk, so
-Gradio's file cache, which every mount serves, never holds them.
+database by an authenticated route (`/admin/export/<view>.csv`, in `console_api` with the
+console's other JSON routes): they never touch the disk, so Gradio's file cache, which every
+mount serves, never holds them.
 
 Example:
     >>> console = Console(store, settings)
@@ -11,20 +12,16 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import html
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
-from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
 from .. import overview, staff
 from ..handoff import MAX_REPLY
+from ..logdb import row_id
 from ..views import VIEWS, rows_to_table
-from .auth import ConsoleAuth
 from .chat import TITLE
 
 if TYPE_CHECKING:
@@ -69,11 +66,6 @@ def retention_note(days: int) -> str:
     return (f"Questions, feedback and support requests (with their emails) are deleted after "
             f"{days} days (ASSISTANT_RETENTION_DAYS); visitor IPs are only ever stored as "
             f"salted hashes.")
-
-
-def wants_emails(request: Request) -> bool:
-    """Return whether an export asks for the private columns (`?emails=1`)."""
-    return request.query_params.get("emails", "").lower() in ("1", "true", "yes")
 
 
 def _said(text: str) -> str:
@@ -131,13 +123,13 @@ class Console:
 
     def set_published(self, entry_id: float | None, publish: bool) -> str:
         """Publish or unpublish a staff answer by id; return a status line."""
-        if self.assistant is None or entry_id is None:
+        key = row_id(entry_id)
+        if self.assistant is None or key is None:
             return "Give the id of a staff answer."
         a = self.assistant
         try:
-            entry = (staff.publish(self.store, a.index, a.retriever, a.corpus, int(entry_id))
-                     if publish else staff.unpublish(self.store, a.index, a.retriever,
-                                                     int(entry_id)))
+            entry = (staff.publish(self.store, a.index, a.retriever, a.corpus, key)
+                     if publish else staff.unpublish(self.store, a.index, a.retriever, key))
         except staff.StaffEntryError as exc:
             return f"Not done: {html.escape(str(exc), quote=False)}"
         return f"Staff answer {entry.id} is now {entry.status}."
@@ -147,11 +139,12 @@ class Console:
     def mark_answered(self, handoff_id: float | None, reply: str,
                       request: gr.Request | None = None) -> str:
         """Record the reply sent to a request and mark it answered; return a status line."""
-        if handoff_id is None:
+        key = row_id(handoff_id)
+        if key is None:
             return "Click a request in the inbox (or give its id) first."
         author = getattr(request, "username", None) or "staff"
         try:
-            handoff = self.store.answer_handoff(int(handoff_id), reply, author)
+            handoff = self.store.answer_handoff(key, reply, author)
         except ValueError as exc:
             return f"Not saved: {_said(exc)}"
         to = (f" This app sends no email: write to {_said(handoff.email)} yourself."
@@ -165,11 +158,12 @@ class Console:
 
     def delete_request(self, handoff_id: float | None) -> str:
         """Delete one request from the inbox; return a status line."""
-        if handoff_id is None:
+        key = row_id(handoff_id)
+        if key is None:
             return "Give the id of the request to delete."
-        if self.store.delete_handoff(int(handoff_id)):
-            return f"Request {int(handoff_id)} is deleted."
-        return f"There is no request {int(handoff_id)}."
+        if self.store.delete_handoff(key):
+            return f"Request {key} is deleted."
+        return f"There is no request {key}."
 
     def forget_person(self, email: str) -> str:
         """Delete an email address from every request (a person's request to be forgotten)."""
@@ -177,7 +171,7 @@ class Console:
             changed = self.store.forget_email(email)
         except ValueError as exc:
             return f"Not done: {_said(exc)}"
-        return f"Deleted that address from {changed} request(s)."
+        return f"Deleted that address from {changed} row(s) of the log."
 
     @staticmethod
     def pick_request(evt: gr.SelectData) -> tuple[Any, ...]:
@@ -302,7 +296,9 @@ class Console:
                     if name == "inbox":
                         changes = self._inbox_form()
             with gr.Tab("Overview", elem_id="tab-overview"):
-                figures = gr.HTML(elem_id="overview")
+                # Markdown, not gr.HTML: gr.HTML evaluates its template as JavaScript
+                # (new Function), which the console's policy (no 'unsafe-eval') refuses.
+                figures = gr.Markdown(elem_id="overview", sanitize_html=True)
             admin.load(self.overview_html, None, figures, api_visibility="private")
             refresh.click(self.overview_html, None, figures, api_visibility="private")
             by_name = dict(zip(VIEWS, tables, strict=True))
@@ -321,160 +317,6 @@ class Console:
         return admin
 
 
-def export_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
-    """Return the route that streams a view as CSV to a signed-in user (emails left out
-    unless the URL asks for them with `?emails=1`)."""
-    router = APIRouter(prefix=prefix, include_in_schema=False)
-
-    @router.get("/export/{name}.csv")
-    def export(name: str, request: Request) -> StreamingResponse:
-        if auth.request_user(request) is None:
-            raise HTTPException(401, "Sign in to the support console first.")
-        if name not in VIEWS:
-            raise HTTPException(404, f"No view {name!r}.")
-        # Emails (the inbox's) only when asked for: ?emails=1.
-        return StreamingResponse(
-            store.iter_csv(name, private=wants_emails(request)),
-            media_type="text/csv; charset=utf-8",
-            headers={"content-disposition": f'attachment; filename="{name}.csv"',
-                     "cache-control": "no-store"})
-
-    return router
-
-
 def page_titles(assistant: Assistant | None) -> dict[str, str]:
     """Return every page's title by slug ({} without the assistant)."""
     return {p.slug: p.title for p in assistant.corpus} if assistant is not None else {}
-
-
-def overview_routes(store: Store, auth: ConsoleAuth, prefix: str, titles: dict[str, str],
-                    health: Callable[[], Any] | None = None) -> APIRouter:
-    """Return the signed-in routes of the Overview's figures: JSON, and per day as CSV."""
-    router = APIRouter(prefix=f"{prefix}/api", include_in_schema=False)
-    private = {"cache-control": "no-store"}
-
-    def figures(request: Request) -> overview.Overview:
-        if auth.request_user(request) is None:
-            raise HTTPException(401, "Sign in to the support console first.")
-        return overview.compute(store.path, titles=titles, health=health)
-
-    @router.get("/overview")
-    def as_json(request: Request) -> JSONResponse:
-        return JSONResponse(figures(request).to_json(), headers=private)
-
-    @router.get("/overview.csv")
-    def as_csv(request: Request) -> PlainTextResponse:
-        return PlainTextResponse(figures(request).to_csv(), media_type="text/csv; charset=utf-8",
-                                 headers={**private, "content-disposition":
-                                          'attachment; filename="overview.csv"'})
-
-    return router
-
-
-def staff_routes(store: Store, assistant: Assistant, auth: ConsoleAuth,
-                 prefix: str) -> APIRouter:
-    """Return the signed-in routes that add, publish, unpublish and export staff answers."""
-    router = APIRouter(prefix=f"{prefix}/staff", include_in_schema=False)
-
-    def signed_in(request: Request) -> str:
-        user = auth.request_user(request)
-        if user is None:
-            raise HTTPException(401, "Sign in to the support console first.")
-        return user
-
-    def run(action: Any) -> JSONResponse:
-        try:
-            entry = action()
-        except staff.StaffEntryError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse(dataclasses.asdict(entry), headers={"cache-control": "no-store"})
-
-    @router.post("")
-    async def add(request: Request) -> JSONResponse:
-        user = signed_in(request)
-        body = await request.json()
-        if not isinstance(body, dict):
-            raise HTTPException(400, "Send a JSON object.")
-        entry = run(lambda: store.add_staff_entry(
-            body.get("question", ""), body.get("answer", ""), body.get("slug", ""), user,
-            assistant.corpus))
-        if entry.status_code == 200 and body.get("publish"):
-            entry_id = json.loads(entry.body)["id"]
-            return run(lambda: staff.publish(store, assistant.index, assistant.retriever,
-                                             assistant.corpus, entry_id))
-        return entry
-
-    @router.post("/{entry_id}/publish")
-    def publish(entry_id: int, request: Request) -> JSONResponse:
-        signed_in(request)
-        return run(lambda: staff.publish(store, assistant.index, assistant.retriever,
-                                         assistant.corpus, entry_id))
-
-    @router.post("/{entry_id}/unpublish")
-    def unpublish(entry_id: int, request: Request) -> JSONResponse:
-        signed_in(request)
-        return run(lambda: staff.unpublish(store, assistant.index, assistant.retriever,
-                                           entry_id))
-
-    @router.get("/patch.yaml")
-    def patch(request: Request) -> PlainTextResponse:
-        signed_in(request)
-        return PlainTextResponse(staff.yaml_patch(store.staff_entries(status="published")),
-                                 media_type="text/yaml; charset=utf-8",
-                                 headers={"cache-control": "no-store"})
-
-    return router
-
-
-def inbox_routes(store: Store, auth: ConsoleAuth, prefix: str) -> APIRouter:
-    """Return the signed-in routes that list, answer and delete support requests."""
-    router = APIRouter(prefix=f"{prefix}/inbox", include_in_schema=False)
-    private = {"cache-control": "no-store"}
-
-    def signed_in(request: Request) -> str:
-        user = auth.request_user(request)
-        if user is None:
-            raise HTTPException(401, "Sign in to the support console first.")
-        return user
-
-    async def body_of(request: Request) -> dict[str, Any]:
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
-        if not isinstance(body, dict):
-            raise HTTPException(400, "Send a JSON object.")
-        return body
-
-    @router.get("")
-    def listing(request: Request, status: str | None = None) -> JSONResponse:
-        signed_in(request)
-        return JSONResponse([dataclasses.asdict(h) for h in store.handoffs(status=status)],
-                            headers=private)
-
-    @router.post("/{handoff_id}/answer")
-    async def answer(handoff_id: int, request: Request) -> JSONResponse:
-        user = signed_in(request)
-        body = await body_of(request)
-        try:
-            handoff = store.answer_handoff(handoff_id, str(body.get("reply") or ""), user)
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse(dataclasses.asdict(handoff), headers=private)
-
-    @router.post("/{handoff_id}/delete")
-    def delete(handoff_id: int, request: Request) -> JSONResponse:
-        signed_in(request)
-        return JSONResponse({"deleted": store.delete_handoff(handoff_id)}, headers=private)
-
-    @router.post("/forget")
-    async def forget(request: Request) -> JSONResponse:
-        signed_in(request)
-        body = await body_of(request)
-        try:
-            changed = store.forget_email(str(body.get("email") or ""))
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse({"changed": changed}, headers=private)
-
-    return router

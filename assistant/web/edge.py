@@ -7,9 +7,12 @@ In order, it
 3. lets through only the Gradio routes the pages need, per mount (no upload, no `file=`, no
    token, no direct `run`): anything else under a Gradio mount is a 404, as is an event or API
    name the mount does not have (Gradio itself would answer 500);
-4. admits questions (the chat's events, Gradio's `ask`/`chat` API, `POST /api/ask`) against the
-   per-client rate limit and concurrency cap *before* they enter a queue: a refused one gets
-   HTTP 429 with Retry-After and the answer object with `kind: "rate_limited"`.
+4. admits every event entering a page's queue (questions, page loads, thumbs, new chat, a
+   cancel ...) against the client's event rate and its events already queued, and questions
+   (the chat's events, Gradio's `ask`/`chat` API, `POST /api/ask`) also against the
+   per-client question rate and concurrency cap, *before* they enter a queue: a refused one
+   gets HTTP 429 with Retry-After and the answer object with `kind: "rate_limited"`; a full
+   queue's 503 gets Retry-After and the `busy` answer, never the queue's size.
 
 Example:
     >>> app.add_middleware(Edge, origins=[], mounts=[...], admission=gate, settings=settings,
@@ -21,8 +24,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.routing import Match, Mount
@@ -30,9 +35,12 @@ from starlette.routing import Match, Mount
 from ..answer import Answer
 from ..compose import templates
 from ..limits import Admission, client_ip
+from .policy import add_nonce, cache_headers, drop_forwarded, patch_html
 from .render import drop_query_param, security_headers
 
 log = logging.getLogger(__name__)
+#: One line per request, naming the client by a salted hash, never by its IP.
+access_log = logging.getLogger("assistant.access")
 
 Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
@@ -49,12 +57,15 @@ _GRADIO_ROUTES = [
     ({"GET"}, re.compile(r"/gradio_api/info/?")),
     ({"GET"}, re.compile(r"/gradio_api/heartbeat/[\w-]+")),
     ({"GET"}, re.compile(r"/gradio_api/queue/data")),
-    ({"POST"}, re.compile(r"/gradio_api/cancel")),
+    ({"POST"}, re.compile(r"/gradio_api/cancel")),  # an event: counted, not queued
     ({"POST"}, re.compile(r"/gradio_api/queue/join")),
     ({"POST"}, re.compile(r"/gradio_api/call/(?P<api>[\w-]+)/?")),
     ({"GET"}, re.compile(r"/gradio_api/call/(?P<api>[\w-]+)/[\w-]+")),
 ]
 _JOIN = "/gradio_api/queue/join"
+_CANCEL = "/gradio_api/cancel"
+#: Seconds a client is told to wait when the queue is full.
+BUSY_RETRY_S = 5
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,7 @@ class MountPolicy:
     apis: frozenset[str] = frozenset()  # public API names
     question_events: frozenset[int] = frozenset()
     question_apis: frozenset[str] = frozenset()
+    queue: Any = field(default=None, compare=False, repr=False)  # the Blocks' Gradio queue
 
     @classmethod
     def of(cls, prefix: str, blocks: Any, question_events: Iterable[int] = (),
@@ -75,7 +87,13 @@ class MountPolicy:
         apis = {d["api_name"] for d in deps
                 if d.get("api_name") and d.get("api_visibility") == "public"}
         return cls(prefix.rstrip("/") or "/", frozenset(d["id"] for d in deps),
-                   frozenset(apis), frozenset(question_events), frozenset(question_apis) & apis)
+                   frozenset(apis), frozenset(question_events), frozenset(question_apis) & apis,
+                   getattr(blocks, "_queue", None))
+
+    def queued_events(self) -> list[Any]:
+        """Return the events waiting or running in this page's queue (Gradio's own records:
+        an event leaves them when it has finished, failed or been cancelled)."""
+        return list(getattr(self.queue, "event_ids_to_events", {}).values())
 
     def relative(self, path: str) -> str | None:
         """Return the path below this mount, or None when the path is not under it."""
@@ -90,7 +108,7 @@ class MountPolicy:
 class Route:
     """How the edge treats one request."""
 
-    kind: str  # "pass", "deny", "join" (read fn_index first) or "question"
+    kind: str  # "pass", "deny", "join" (read fn_index first), "question" or "event"
     mount: MountPolicy | None = None
     lease: str = "job"  # "job": the handler returns the lease; "request": the edge does
 
@@ -102,6 +120,14 @@ def request_ip(request: Any, trusted_proxies: str) -> str:
     host = request.client.host if getattr(request, "client", None) else ""
     headers = getattr(request, "headers", None) or {}
     return client_ip(host, headers.get("x-forwarded-for"), trusted_proxies)
+
+
+def busy_body(retry_after_s: int = BUSY_RETRY_S) -> dict[str, Any]:
+    """Return the JSON of a question the full queue turned away: the answer object, plus
+    `detail` for Gradio (what to do, not how full the queue is)."""
+    text = templates()["messages"]["busy"]
+    body = Answer(text=text, kind="busy", refused=True).to_json()
+    return {**body, "detail": text, "retry_after_s": retry_after_s}
 
 
 def rate_limited_body(retry_after_s: int) -> dict[str, Any]:
@@ -201,6 +227,7 @@ class Edge:
     settings: Any
     router: Any = None  # the parent app's router: its own routes are never Gradio's
     questions: frozenset[str] = frozenset({"/api/ask"})  # parent routes that are questions
+    hash_ip: Callable[[str], str] | None = None  # names clients in the access log
     _warned: bool = False
 
     def __post_init__(self) -> None:
@@ -211,7 +238,8 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = self._with_headers(scope["path"], send)
+        scope = drop_forwarded(scope, self.settings.trusted_proxies)
+        send = self._with_headers(scope, send)
         if scope["path"] in self._roots and scope.get("query_string"):
             # Gradio's page route takes `page` (multipage apps) and fails on ours; the chat's
             # load handler reads ?page= from the events the browser sends instead.
@@ -253,6 +281,8 @@ class Edge:
                 return Route("deny")
             if rel == _JOIN:
                 return Route("join", mount)
+            if rel == _CANCEL:
+                return Route("event", mount)
             if method == "POST" and api in mount.question_apis:
                 return Route("question", mount)
             return Route("pass", mount)
@@ -269,16 +299,24 @@ class Edge:
 
     async def _question(self, scope: dict, receive: Receive, send: Send, route: Route,
                         body: bytes) -> None:
+        fn_index = _fn_index(body) if route.kind == "join" else None
         if route.kind == "join":
-            fn_index = _fn_index(body)
             assert route.mount is not None
             if fn_index not in route.mount.events:
                 await reply(send, 404, {"detail": f"No event {fn_index!r} on this page."})
                 return
-            if fn_index not in route.mount.question_events:
+        ip = self.client(scope)
+        if route.mount is not None:  # an event entering (or cancelling one in) a page's queue
+            refusal = self.admission.admit_event(ip, self.queued(ip))
+            if refusal is not None:
+                await reply(send, 429, rate_limited_body(refusal.retry_after_s),
+                            {"retry-after": str(refusal.retry_after_s)})
+                return
+            send = _busy_instead_of_503(send)
+            if route.kind == "event" or (route.kind == "join" and fn_index
+                                         not in route.mount.question_events):
                 await self.app(scope, receive, send)
                 return
-        ip = self.client(scope)
         refusal = self.admission.admit(ip)
         if refusal is not None:
             await reply(send, 429, rate_limited_body(refusal.retry_after_s),
@@ -291,6 +329,12 @@ class Edge:
                 self.admission.release(ip)
             return
         await self.app(scope, receive, self._release_on_error(send, ip))
+
+    def queued(self, ip: str) -> int:
+        """Return how many events the client has waiting or running in the pages' queues."""
+        trusted = self.settings.trusted_proxies
+        return sum(1 for mount in self.mounts for event in mount.queued_events()
+                   if request_ip(getattr(event, "request", None), trusted) == ip)
 
     def _release_on_error(self, send: Send, ip: str) -> Send:
         """Return the lease at once when Gradio refuses the job (queue full, bad input)."""
@@ -315,17 +359,71 @@ class Edge:
                         "limit, one login lockout)", peer)
         return client_ip(peer, forwarded or None, trusted)
 
-    def _with_headers(self, path: str, send: Send) -> Send:
-        extra = [(k.encode(), v.encode()) for k, v in security_headers(path, self.origins).items()]
+    def _with_headers(self, scope: dict, send: Send) -> Send:
+        """Return a send() that adds the security and cache headers and logs the request; an
+        HTML page without a policy of its own gets a fresh nonce on its scripts and policy."""
+        path, started = scope["path"], time.perf_counter()
+        nonce = secrets.token_urlsafe(18)
+        extra = [(k.encode(), v.encode())
+                 for k, v in security_headers(path, self.origins, nonce).items()]
+        plain, page = cache_headers(path, html=False), cache_headers(path, html=True)
 
         async def send_with_headers(message: dict) -> None:
             if message["type"] == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in extra if k not in names]
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                html = (_content_type(headers).startswith(b"text/html")
+                        and b"content-security-policy" not in names)
+                cache = page if html else plain
+                headers = [(k, v) for k, v in headers if k.lower().decode() not in cache
+                           or k.lower() == b"vary"]
+                for name, value in cache.items():
+                    headers = _add(headers, name.encode(), value.encode())
+                message["headers"] = headers + [(k, v) for k, v in extra if k not in names]
+                self._log_access(scope, message["status"], started)
             await send(message)
 
-        return send_with_headers
+        return patch_html(send_with_headers, lambda body: add_nonce(body, nonce),
+                          when=lambda headers: b"content-security-policy" not in headers)
+
+    def _log_access(self, scope: dict, status: int, started: float) -> None:
+        if not access_log.isEnabledFor(logging.INFO):
+            return
+        ip = client_ip((scope.get("client") or ("", 0))[0], _header(scope, b"x-forwarded-for")
+                       or None, self.settings.trusted_proxies)
+        who = self.hash_ip(ip)[:12] if self.hash_ip and ip else "-"
+        access_log.info('%s "%s %s" %d %.0f ms', who or "-", scope["method"], scope["path"],
+                        status, (time.perf_counter() - started) * 1000)
+
+
+def _content_type(headers: list[tuple[bytes, bytes]]) -> bytes:
+    return next((v for k, v in headers if k.lower() == b"content-type"), b"")
+
+
+def _add(headers: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> list:
+    """Return headers with one set (a Vary is extended, not replaced)."""
+    if name != b"vary":
+        return [*headers, (name, value)]
+    old = [v for k, v in headers if k.lower() == b"vary"]
+    merged = b", ".join([*old, value]) if old else value
+    return [(k, v) for k, v in headers if k.lower() != b"vary"] + [(b"vary", merged)]
+
+
+def _busy_instead_of_503(send: Send) -> Send:
+    """Return a send() that turns Gradio's 503 (its queue is full: "Max size is 64 and size
+    is 64") into the busy answer with Retry-After."""
+    replaced = False
+
+    async def watch(message: dict) -> None:
+        nonlocal replaced
+        if message["type"] == "http.response.start" and message["status"] == 503:
+            replaced = True
+            await reply(send, 503, busy_body(), {"retry-after": str(BUSY_RETRY_S)})
+            return
+        if not replaced:
+            await send(message)
+
+    return watch
 
 
 def _header(scope: dict, name: bytes) -> str:

@@ -11,15 +11,18 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ..corpus import FAQ_SECTION
+from ..site.anchors import StaffAnswer, cited_item
 from ..text import MARKER
 
 if TYPE_CHECKING:
-    from ..answer import Answer
+    from ..answer import Answer, Citation
     from ..corpus import Corpus
 
 STARTERS = 4  # suggested questions shown in an empty chat
@@ -56,12 +59,17 @@ def escape_markdown(text: str, structure: bool = False) -> str:
     return _WWW.sub(lambda m: m.group(0)[:3] + "\\.", "".join(out))
 
 
-def citation_url(corpus: Corpus, slug: str, section: str, site_url: str = "") -> str | None:
-    """Return the link to a cited page section, built from the corpus (None for unknown pages)."""
+def citation_url(corpus: Corpus, slug: str, section: str, site_url: str = "",
+                 fragment: str | None = None) -> str | None:
+    """Return the link to a cited page section, built from the corpus (None for unknown pages).
+
+    `fragment` names an anchor inside the section (one FAQ question) instead of its heading.
+    """
     page = corpus.get(slug)
     if page is None:
         return None
-    url = site_url.rstrip("/") + page.section_url(section)
+    path = f"{page.url}#{fragment}" if fragment else page.section_url(section)
+    url = site_url.rstrip("/") + path
     # Only our own pages: an absolute URL must sit under site_url, a relative one on this site.
     if site_url and not url.startswith(site_url.rstrip("/") + "/"):
         return None
@@ -70,19 +78,43 @@ def citation_url(corpus: Corpus, slug: str, section: str, site_url: str = "") ->
     return quote(url, safe=":/#?&=%-._~")
 
 
-def _link(text: str, url: str) -> str:
-    return f"[{text}]({url})"
+def _link(text: str, url: str, title: str = "") -> str:
+    # The title names the source: the page script makes it the marker's accessible name.
+    quoted = title.replace("\\", "").replace('"', "'")
+    return f'[{text}]({url} "{quoted}")' if title else f"[{text}]({url})"
 
 
-def render_answer(answer: Answer, corpus: Corpus, site_url: str = "") -> str:
-    """Render an answer as safe Markdown: escaped text, linked [n] markers, a Sources list."""
+def source_label(citation: Citation, corpus: Corpus, staff: Sequence[StaffAnswer] = ()
+                 ) -> tuple[str, str | None]:
+    """Return a source's label as plain text ("NVLink — FAQ: How fast is NVLink 6?") and
+    the anchor of the FAQ question (or staff answer) it quotes, if it quotes one."""
+    section = citation.section if citation.section and citation.section != "Summary" else ""
+    fragment = None
+    page = corpus.get(citation.slug)
+    if page is not None and citation.section == FAQ_SECTION:
+        found = cited_item(page, citation.passage, staff)
+        if found:
+            fragment, question = found
+            support = fragment.startswith("from-support-")
+            section = f"{'From support' if support else 'FAQ'}: {question}"
+    return (f"{citation.title} — {section}" if section else citation.title), fragment
+
+
+def render_answer(answer: Answer, corpus: Corpus, site_url: str = "",
+                  staff: Sequence[StaffAnswer] = ()) -> str:
+    """Render an answer as safe Markdown: escaped text, linked [n] markers, a Sources list.
+
+    A citation of a page's FAQ links the question it quotes (`staff`: the published staff
+    answers, which the page shows under its FAQ).
+    """
     urls: dict[int, str] = {}
+    labels: dict[int, str] = {}
     sources: list[str] = []
     for c in answer.citations:
-        url = citation_url(corpus, c.slug, c.section, site_url)
-        title = escape_markdown(c.title)
-        section = escape_markdown(c.section) if c.section and c.section != "Summary" else ""
-        label = f"{title} — {section}" if section else title
+        plain, fragment = source_label(c, corpus, staff)
+        url = citation_url(corpus, c.slug, c.section, site_url, fragment)
+        label = escape_markdown(plain)
+        labels[c.n] = plain
         if url:
             urls[c.n] = url
             sources.append(f"{c.n}. {_link(label, url)}")
@@ -97,7 +129,7 @@ def render_answer(answer: Answer, corpus: Corpus, site_url: str = "") -> str:
         parts.append(escape_markdown(body[last:match.start()], structure=True))
         n = int(match.group(1))
         mark = f"\\[{n}\\]"
-        parts.append(_link(mark, urls[n]) if n in urls else mark)
+        parts.append(_link(mark, urls[n], f"Source {n}: {labels[n]}") if n in urls else mark)
         last = match.end()
     parts.append(escape_markdown(body[last:], structure=True))
     text = "".join(parts).strip()
@@ -139,19 +171,41 @@ def working_title(answer: Answer) -> str:
     return f"Worked calculation ({names})" if names else "Worked calculation"
 
 
-def answer_messages(answer: Answer, corpus: Corpus, site_url: str = "") -> list[dict[str, Any]]:
-    """Return the chat messages that show an answer: the calculation fold, then the answer."""
+def answer_messages(answer: Answer, corpus: Corpus, site_url: str = "",
+                    staff: Sequence[StaffAnswer] = (), asked: Sequence[str] = ()
+                    ) -> list[dict[str, Any]]:
+    """Return the chat messages that show an answer: the calculation fold, then the answer.
+
+    Follow-up chips leave out the questions already `asked` in the conversation.
+    """
     messages: list[dict[str, Any]] = []
     working = render_working(answer)
     if working:
         messages.append({"role": "assistant", "content": working,
                          "metadata": {"title": working_title(answer), "status": "done"}})
     message: dict[str, Any] = {"role": "assistant",
-                               "content": render_answer(answer, corpus, site_url)}
-    if answer.suggestions:
-        message["options"] = [{"value": q, "label": q} for q in answer.suggestions]
+                               "content": render_answer(answer, corpus, site_url, staff)}
+    follow_ups = new_questions(answer.suggestions, asked)
+    if follow_ups:
+        message["options"] = [{"value": q, "label": q} for q in follow_ups]
     messages.append(message)
     return messages
+
+
+def _same_question(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def new_questions(suggestions: Sequence[str], asked: Sequence[str]) -> list[str]:
+    """Return the suggestions not yet asked in the conversation (wording and case aside)."""
+    seen = {_same_question(q) for q in asked}
+    out = []
+    for q in suggestions:
+        key = _same_question(q)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(q)
+    return out
 
 
 def user_message(question: str) -> dict[str, Any]:
@@ -188,11 +242,13 @@ def parse_origins(allowed_origins: str) -> list[str]:
     return [o.strip().rstrip("/") for o in allowed_origins.split(",") if o.strip()]
 
 
-def security_headers(path: str, origins: list[str]) -> dict[str, str]:
-    """Return the headers every response gets: who may frame it, and no remote images."""
-    ancestors = "'self'" if path.startswith("/admin") else " ".join(["'self'", *origins])
+def security_headers(path: str, origins: list[str], nonce: str = "") -> dict[str, str]:
+    """Return the headers every response gets: its content security policy (who may frame
+    it, scripts only from this origin or carrying the nonce; see `policy`), no sniffing."""
+    from .policy import content_security_policy
+
     return {
-        "content-security-policy": f"frame-ancestors {ancestors}; img-src 'self' data: blob:",
+        "content-security-policy": content_security_policy(path, origins, nonce),
         "x-content-type-options": "nosniff",
         "referrer-policy": "strict-origin-when-cross-origin",
     }

@@ -1,9 +1,14 @@
-"""Serving with uvicorn: keep-alive and header-read timeouts, then `launch`.
+"""Serving with uvicorn: keep-alive, header and body read timeouts, the access log, `launch`.
 
-Uvicorn closes idle keep-alive connections but has no deadline for a request's headers, so a
-client can hold connections open by sending them slowly (or not at all). The protocol classes
-here close a connection that has not sent a complete request head within `header_timeout_s`
-of opening, or of its previous response.
+Uvicorn closes idle keep-alive connections but has no deadline for a request's headers or
+body, so a client can hold connections open by sending them slowly (or not at all). The
+protocol classes here close a connection that has not sent a complete request head within
+`header_timeout_s` of opening, or of its previous response, and one whose body has not
+arrived within `header_timeout_s` of its head.
+
+Uvicorn's access log names each client's IP; the README promises visitor IPs are never
+stored, so it is off, and the edge writes the access log instead (logger `assistant.access`),
+naming a client by the salted hash the question log uses.
 
 Example:
     >>> uvicorn.Server(server_config(app, settings)).run()
@@ -12,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,10 +29,13 @@ if TYPE_CHECKING:
 
 
 class HeaderTimeout:
-    """Mixin for uvicorn's HTTP protocols: close a connection slow to send a request head."""
+    """Mixin for uvicorn's HTTP protocols: close a connection slow to send a request head,
+    or a request body (1 byte every few seconds would otherwise hold it for ever)."""
 
     header_timeout: float = 10.0
     _header_timer: asyncio.TimerHandle | None = None
+    _body_timer: asyncio.TimerHandle | None = None
+    _body_cycle: Any = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)  # type: ignore[misc]
@@ -38,7 +47,30 @@ class HeaderTimeout:
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
         super().connection_lost(exc)  # type: ignore[misc]
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)  # type: ignore[misc]
+        # A request whose head has arrived and whose body has not: its body has until the
+        # same timeout to arrive, counted from the first bytes after its head.
+        cycle = getattr(self, "cycle", None)
+        if (cycle is not None and cycle is not self._body_cycle
+                and getattr(cycle, "more_body", False)):
+            self._body_cycle = cycle
+            if self._body_timer is not None:
+                self._body_timer.cancel()
+            self._body_timer = self.loop.call_later(  # type: ignore[attr-defined]
+                self.header_timeout, self._body_deadline, cycle)
+
+    def _body_deadline(self, cycle: Any) -> None:
+        self._body_timer = None
+        transport = self.transport  # type: ignore[attr-defined]
+        if (self.cycle is cycle and getattr(cycle, "more_body", False)  # type: ignore
+                and not transport.is_closing()):
+            transport.close()
 
     def _arm_header_timer(self) -> None:
         self._disarm_header_timer()
@@ -72,14 +104,30 @@ def protocol_class(header_timeout_s: float) -> type:
                 {"header_timeout": header_timeout_s})
 
 
+def log_config() -> dict[str, Any]:
+    """Return uvicorn's logging configuration plus the app's access log (to stdout)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["assistant"] = {"()": "uvicorn.logging.DefaultFormatter",
+                                         "fmt": "%(levelprefix)s %(message)s"}
+    config["handlers"]["assistant"] = {"formatter": "assistant", "class": "logging.StreamHandler",
+                                       "stream": "ext://sys.stdout"}
+    config["loggers"]["assistant.access"] = {"handlers": ["assistant"], "level": "INFO",
+                                             "propagate": False}
+    return config
+
+
 def server_config(app: Any, settings: Settings, host: str | None = None,
                   port: int | None = None, log_level: str = "info") -> uvicorn.Config:
     """Return the uvicorn configuration the app is served with (tests use it too)."""
     import uvicorn
 
-    # X-Forwarded-For is judged by ASSISTANT_TRUSTED_PROXIES, not by uvicorn.
+    # X-Forwarded-For is judged by ASSISTANT_TRUSTED_PROXIES, not by uvicorn; uvicorn's
+    # access log (raw client IPs) is off: the edge logs requests with hashed clients.
     return uvicorn.Config(app, host=host or settings.server_name,
                           port=port or settings.server_port, proxy_headers=False,
+                          access_log=False, log_config=log_config(),
                           log_level=log_level, lifespan="on", server_header=False,
                           timeout_keep_alive=settings.keep_alive_s,
                           # Gradio's event streams never end by themselves: without a

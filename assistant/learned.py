@@ -1,0 +1,293 @@
+"""The learned parts of answering, behind one small interface (`Learning`).
+
+Three models, each fitted on labelled questions (the golden set and the blind-written dev
+split, never the sealed test split) and the corpus's own FAQ pairs, on CPU, in about a minute:
+
+- **pages** (rerank.py): which retrieved page answers, from the retriever's scores and a
+  memory of labelled questions;
+- **question kind**: whether a message asks a yes/no question, from its embedding and a few
+  wording cues, so that "leaf-spine and clos, same thing?" or a question after its context
+  ("we have 64 ports. do we need a spine?") is answered yes or no like "is X Y?";
+- **sentences**: which candidate sentence holds what was asked (gradient-boosted trees over
+  features.SENTENCE_FEATURES, labelled by the key facts of each labelled question). The rule
+  pickers' choices are among the features, so the model learns when to follow them.
+
+Trained on the first start and cached under the data directory, keyed by LEARNED_VERSION,
+the labelled files, the corpus, the embedding model and the retrieval mode; a second start
+loads them. The trees are stored as arrays and evaluated here (no pickle is ever loaded).
+
+Example:
+    >>> learned = Learned.load_or_train(assistant)          # trains once, then loads
+    >>> learned.yes_no("leaf-spine and clos, same thing?", vector)
+    0.93
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .features import QUESTION_CUES, SENTENCE_FEATURES, Idf, question_cues, sentence_features
+from .rerank import LABELLED, Reranker, cache_key, labelled_items
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .chain import Assistant
+    from .corpus import Chunk
+    from .draft import Candidate, Draft
+    from .retrieve import Retrieval
+
+log = logging.getLogger(__name__)
+
+LEARNED_VERSION = "2"
+#: Candidates per question the sentence model scores (compose.LEARNED_POOL).
+POOL = 30
+#: A message at or above this probability asks a yes/no question.
+YES_NO_AT = 0.5
+CUE_WEIGHT = 3.0  # the wording cues against the 384 embedding dimensions
+
+
+class Learning(Protocol):
+    """What the answer path asks of the learned parts."""
+
+    def rank_pages(self, retrieval: Retrieval) -> Retrieval:
+        """Return the retrieval with its pages in the learned order."""
+
+    def yes_no(self, question: str, vector: Any) -> float | None:
+        """Probability that a message asks a yes/no question (None: no opinion)."""
+
+    def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
+                       faq: list[Chunk]) -> list[float] | None:
+        """Probability, per candidate, that it holds what was asked (None: no opinion)."""
+
+
+class NoLearning:
+    """The rule path only: every learned part keeps the rules' order (a fake for tests)."""
+
+    def rank_pages(self, retrieval: Retrieval) -> Retrieval:
+        """Keep the retriever's order."""
+        return retrieval
+
+    def yes_no(self, question: str, vector: Any) -> float | None:
+        """No opinion: the wording rules decide."""
+        return None
+
+    def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
+                       faq: list[Chunk]) -> list[float] | None:
+        """No opinion: the rule pickers decide."""
+        return None
+
+
+@dataclass(frozen=True)
+class Linear:
+    """A logistic model: weights, bias."""
+
+    weights: list[float]
+    bias: float
+
+    def proba(self, row: Any) -> float:
+        """Probability of the positive class for one feature row."""
+        import numpy as np
+
+        z = float(np.dot(self.weights, row)) + self.bias
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+
+class Trees:
+    """Gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier) as arrays."""
+
+    def __init__(self, baseline: float, feature: np.ndarray, threshold: np.ndarray,
+                 left: np.ndarray, right: np.ndarray, leaf: np.ndarray, value: np.ndarray,
+                 roots: np.ndarray, depth: int):
+        self.baseline, self.feature, self.threshold = baseline, feature, threshold
+        self.left, self.right, self.leaf, self.value = left, right, leaf, value
+        self.roots, self.depth = roots, depth
+
+    @classmethod
+    def fit(cls, rows: list[list[float]], labels: list[int], seed: int = 0) -> Trees:
+        """Fit the trees on feature rows and 0/1 labels."""
+        import numpy as np
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        model = HistGradientBoostingClassifier(max_depth=3, max_iter=150, learning_rate=0.05,
+                                               random_state=seed)
+        model.fit(np.asarray(rows, dtype=np.float64), np.asarray(labels))
+        nodes = [p[0].nodes for p in model._predictors]  # one tree per boosting round
+        offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]])
+        allnodes = np.concatenate(nodes)
+        shift = np.repeat(offsets, [len(n) for n in nodes])
+        return cls(float(np.ravel(model._baseline_prediction)[0]),
+                   allnodes["feature_idx"].astype(np.int64),
+                   allnodes["num_threshold"].astype(np.float64),
+                   allnodes["left"].astype(np.int64) + shift,
+                   allnodes["right"].astype(np.int64) + shift,
+                   allnodes["is_leaf"].astype(bool), allnodes["value"].astype(np.float64),
+                   offsets.astype(np.int64), int(allnodes["depth"].max()))
+
+    def proba(self, rows: list[list[float]]) -> list[float]:
+        """Probability of the positive class for each row."""
+        import numpy as np
+
+        x = np.asarray(rows, dtype=np.float64)
+        if not len(x):
+            return []
+        node = np.tile(self.roots, (len(x), 1))  # (rows, trees)
+        at = np.arange(len(x))[:, None]
+        for _ in range(self.depth):
+            go_left = x[at, self.feature[node]] <= self.threshold[node]
+            node = np.where(self.leaf[node], node,
+                            np.where(go_left, self.left[node], self.right[node]))
+        raw = self.baseline + self.value[node].sum(axis=1)
+        return list(1.0 / (1.0 + np.exp(-raw)))
+
+    def to_json(self) -> dict[str, Any]:
+        """The arrays as lists."""
+        return {"baseline": self.baseline, "depth": self.depth,
+                **{k: getattr(self, k).tolist() for k in
+                   ("feature", "threshold", "left", "right", "leaf", "value", "roots")}}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Trees:
+        """Rebuild from `to_json`."""
+        import numpy as np
+
+        kinds = {"feature": np.int64, "threshold": np.float64, "left": np.int64,
+                 "right": np.int64, "leaf": bool, "value": np.float64, "roots": np.int64}
+        return cls(float(data["baseline"]), depth=int(data["depth"]),
+                   **{k: np.asarray(data[k], dtype=t) for k, t in kinds.items()})
+
+
+class Learned:
+    """The fitted parts; each may be None (that part then keeps the rules' choice)."""
+
+    def __init__(self, pages: Reranker | None = None, kind: Linear | None = None,
+                 sentences: Trees | None = None, idf: Idf | None = None,
+                 faq_questions: Any = None):
+        self.pages, self.kind, self.sentences, self.idf = pages, kind, sentences, idf
+        self._faq_questions = faq_questions
+
+    def rank_pages(self, retrieval: Retrieval) -> Retrieval:
+        """Return the retrieval with its pages in the learned order."""
+        return self.pages.rerank(retrieval) if self.pages is not None else retrieval
+
+    def yes_no(self, question: str, vector: Any) -> float | None:
+        """Probability that a message asks a yes/no question."""
+        if self.kind is None or vector is None:
+            return None
+        return self.kind.proba(question_row(question, vector))
+
+    def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
+                       faq: list[Chunk]) -> list[float] | None:
+        """Probability, per candidate, that it holds what was asked."""
+        if self.sentences is None or self.idf is None or not pool:
+            return None
+        sims = {}
+        if self._faq_questions is not None:
+            sims = {q.chunk_id: s for q, s in self._faq_questions(draft.retrieval.vector,
+                                                                   limit=60)}
+        rows = sentence_features(draft, pool, lead, [s.id for s in faq], sims, self.idf)
+        return self.sentences.proba(rows)
+
+    # -- training ----------------------------------------------------------------------------
+
+    @classmethod
+    def load_or_train(cls, assistant: Assistant, files: tuple[Path, ...] = LABELLED) -> Learned:
+        """Load the cached parts for these labelled files, corpus and model, or train them."""
+        files = tuple(Path(f) for f in files if Path(f).is_file())
+        retriever = assistant.retriever
+        learned = cls(idf=Idf(retriever.sentences), faq_questions=retriever.faq_questions)
+        learned.pages = Reranker.load_or_train(assistant, files)
+        if not files:
+            return learned
+        assistant.learning = learned  # the sentence rows are drawn with pages and kinds on
+        path = cache_key(assistant, files, "learned", f"{LEARNED_VERSION}")
+        data = _read(path)
+        if data is None:
+            data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files)}
+            learned.kind = Linear(**data["kind"])
+            rows, labels = sentence_rows(assistant, files, learned)
+            data["sentences"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
+                else None
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(data))
+        learned.kind = Linear(**data["kind"])
+        learned.sentences = Trees.from_json(data["sentences"]) if data["sentences"] else None
+        return learned
+
+
+def question_row(question: str, vector: Any) -> list[float]:
+    """The question-kind model's input: the embedding, then the weighted wording cues."""
+    return [*map(float, vector), *(CUE_WEIGHT * c for c in question_cues(question))]
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        if data.get("version") == LEARNED_VERSION and len(data["kind"]["weights"]) > len(
+                QUESTION_CUES):
+            return data
+    except (ValueError, KeyError, TypeError):
+        pass
+    log.warning("the cached learned parts %s are unreadable; training again", path)
+    return None
+
+
+def _fit_kind(assistant: Assistant, files: tuple[Path, ...]) -> dict[str, Any]:
+    """Fit the yes/no detector on labelled questions and the corpus's FAQ questions."""
+    import re
+
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from .evaluate import load_golden
+
+    texts, labels = [], []
+    for f in files:
+        for item in load_golden(f):
+            texts.append(item.question)
+            labels.append(int(item.expect.yes_no is not None))
+    for page in assistant.corpus:
+        for entry in page.faq:
+            texts.append(entry.q)
+            labels.append(int(bool(re.match(r"(yes|no|it\s+depends)\b", entry.a, re.I))))
+    retriever, index = assistant.retriever, assistant.index
+    rows = [question_row(t, index.embed_query(retriever.spelled_out(t, retriever.terms.find(t))))
+            for t in texts]
+    model = LogisticRegression(C=2.0, max_iter=5000, random_state=0)
+    model.fit(np.asarray(rows), np.asarray(labels))
+    return {"weights": [float(w) for w in model.coef_[0]], "bias": float(model.intercept_[0])}
+
+
+def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learned
+                  ) -> tuple[list[list[float]], list[int]]:
+    """Feature rows of the candidates of every labelled question with key facts, labelled 1
+    when the sentence holds one of them."""
+    from .compose import rule_choices
+    from .draft import candidates, with_choices
+    from .evaluate import nugget_hits
+
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    for item in labelled_items(files):
+        if not item.expect.nuggets:
+            continue
+        turn = assistant.turn(item.question, list(item.history), item.page)
+        if turn.question is None or turn.retrieval is None or not turn.retrieval.hits:
+            continue
+        draft = assistant.draft(turn.question, turn.retrieval)
+        pool = candidates(draft)
+        lead, _faq, faq_sentences = rule_choices(draft, pool)
+        pool = with_choices(pool, lead, faq_sentences, POOL)
+        sims = {q.chunk_id: s for q, s in assistant.retriever.faq_questions(
+            draft.retrieval.vector, limit=60)}
+        rows += sentence_features(draft, pool, lead, [s.id for s in faq_sentences], sims,
+                                  learned.idf)
+        labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
+    assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)
+    return rows, labels

@@ -1,0 +1,37 @@
+"""Features the learned parts see: one row per candidate, the same at training and answering."""
+
+import pytest
+
+from assistant.corpus import Chunk
+from assistant.features import SENTENCE_FEATURES, Idf, sentence_features
+
+
+def _chunk(i: int, text: str, section: str = "How it works", slug: str = "roce") -> Chunk:
+    return Chunk(id=f"{slug}::{i}::s0", slug=slug, title=slug, section=section, text=text,
+                 url=f"/glossary/{slug}", kind="glossary", unit="sentence",
+                 chunk_id=f"{slug}::{i}", position=0)
+
+
+def test_idf_weighs_rare_words_above_common_ones():
+    idf = Idf([_chunk(i, t) for i, t in enumerate(
+        ["RoCE runs over Ethernet.", "RoCE needs PFC.", "RoCE uses UDP port 4791."])])
+    assert idf("4791") > idf("roce")
+    assert idf("never-seen") == idf.unseen
+
+
+def test_one_row_per_candidate_with_every_feature(fake_bot):
+    from assistant.draft import candidates
+
+    turn = fake_bot.turn("what udp port does roce v2 use")
+    draft = fake_bot.draft(turn.question, turn.retrieval)
+    pool = candidates(draft)[:10]
+    rows = sentence_features(draft, pool, pool[1].sentence, [pool[2].sentence.id], {},
+                             Idf([c.sentence for c in pool]))
+    assert len(rows) == len(pool) and all(len(r) == len(SENTENCE_FEATURES) for r in rows)
+    column = SENTENCE_FEATURES.index
+    assert [r[column("rule_lead")] for r in rows[:3]] == [0.0, 1.0, 0.0]
+    assert rows[2][column("faq_lead")] == 1.0
+    assert rows[0][column("rank")] == pytest.approx(1.0)
+    assert sum(rows[0][column(f"intent_{i}")] for i in
+               ("definition", "yes_no", "quantity", "general")) == 1.0
+    assert sentence_features(draft, [], None, [], {}, Idf([])) == []

@@ -1,0 +1,117 @@
+"""The learned parts: trees stored as arrays, the question-kind model, the interface, the cache."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.config import Settings, SettingsError
+from assistant.features import QUESTION_CUES, question_cues
+from assistant.learned import LEARNED_VERSION, Learned, Linear, NoLearning, Trees, question_row
+
+
+def _data(n: int = 400, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 6))
+    y = ((x[:, 0] + 0.5 * x[:, 1] * x[:, 2] - x[:, 4]) > 0).astype(int)
+    return x, y
+
+
+def test_trees_as_arrays_predict_what_scikit_learn_predicts():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    x, y = _data()
+    trees = Trees.fit(x.tolist(), y.tolist())
+    model = HistGradientBoostingClassifier(max_depth=3, max_iter=150, learning_rate=0.05,
+                                           random_state=0).fit(x, y)
+    fresh, _ = _data(50, seed=1)
+    assert trees.proba(fresh.tolist()) == pytest.approx(model.predict_proba(fresh)[:, 1],
+                                                        abs=1e-9)
+    assert trees.proba([]) == []
+
+
+def test_trees_survive_json_and_learn_the_signal():
+    x, y = _data()
+    trees = Trees.fit(x.tolist(), y.tolist())
+    again = Trees.from_json(trees.to_json())
+    fresh, labels = _data(200, seed=2)
+    p = np.asarray(again.proba(fresh.tolist()))
+    assert p == pytest.approx(trees.proba(fresh.tolist()))
+    assert ((p > 0.5) == labels).mean() > 0.8
+
+
+def test_linear_is_a_logistic_model():
+    assert Linear([1.0, -1.0], 0.0).proba([2.0, 2.0]) == pytest.approx(0.5)
+    assert Linear([1.0], 0.0).proba([10.0]) > 0.99
+
+
+def test_no_learning_keeps_the_rules_choices():
+    rules = NoLearning()
+    assert rules.yes_no("is it?", [0.1]) is None
+    assert rules.rank_sentences(None, [], None, []) is None
+    marker = object()
+    assert rules.rank_pages(marker) is marker
+
+
+def test_a_learned_instance_without_parts_has_no_opinion():
+    empty = Learned()
+    assert empty.yes_no("is roce lossless?", [0.0] * 4) is None
+    assert empty.rank_sentences(None, [object()], None, []) is None
+
+
+def test_question_rows_are_the_embedding_then_the_cues():
+    row = question_row("we have 64 ports. do we need a spine?", [0.5, 0.25])
+    assert row[:2] == [0.5, 0.25] and len(row) == 2 + len(QUESTION_CUES)
+
+
+@pytest.mark.parametrize("question, cue", [
+    ("we have 8 servers, so 64 ports. do we need a spine?", "last_clause_aux"),
+    ("leaf-spine and clos network, same thing?", "judgement"),
+    ("more gpus always = faster training?", "equals"),
+    ("so rdma is lossless, right?", "tag"),
+    ("how does nccl pick an algorithm", "starts_wh"),
+])
+def test_question_cues_see_a_yes_no_question_wherever_it_sits(question, cue):
+    assert question_cues(question)[QUESTION_CUES.index(cue)] == 1.0
+
+
+def test_the_sealed_split_cannot_be_named_to_learn_from():
+    with pytest.raises(SettingsError, match="sealed"):
+        Settings.from_env({"ASSISTANT_LEARN_FROM": "golden,test"}).labelled_files()
+    files = Settings.from_env({}).labelled_files()
+    assert [f.name for f in files] == ["golden.jsonl", "dev.jsonl"]
+
+
+@pytest.mark.model
+def test_learned_parts_are_trained_once_then_loaded(bot, built):
+    from assistant.chain import Assistant
+
+    assert isinstance(bot.learning, Learned)
+    assert bot.learning.kind is not None and bot.learning.sentences is not None
+    assert list((Path(built.data_dir) / "learned").glob("learned-*.json"))
+
+    def no_turns(*args, **kwargs):
+        raise AssertionError("retrained although the cache was valid")
+
+    again = Assistant.from_settings(built.replace(learned_rank=0))
+    again.turn = no_turns  # type: ignore[method-assign]
+    loaded = Learned.load_or_train(again, built.labelled_files())
+    assert loaded.sentences is not None and LEARNED_VERSION
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("question", [
+    "we run four 8-gpu servers. do they really need infiniband between them?",
+    "roce and rocev2, same thing?",
+])
+def test_a_yes_no_question_is_recognised_whatever_its_wording(bot, question):
+    turn = bot.turn(question)
+    assert bot.learning.yes_no(question, turn.retrieval.vector) >= 0.5
+    assert bot.draft(turn.question, turn.retrieval).shape.intent.value == "yes_no"
+
+
+@pytest.mark.model
+def test_the_learned_lead_holds_what_was_asked(bot):
+    answer = bot.ask("how many states does a queue pair pass through before it can send")
+    first = answer.text.split("[1]")[0]
+    assert "RTS" in first or "ready to send" in first
