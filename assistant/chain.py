@@ -393,7 +393,9 @@ class Assistant:
         lines = [f"{result.summary}{mark}", "", f"{t['method']}: {result.formula}{mark}"]
         lines += ["", *[f"- {step}" for step in result.working]]
         lines += [f"- {note}" for note in outcome.notes]
-        lines += ["", t["note"]]
+        # "Prices ... are the inputs you gave" only where a price is one of them.
+        priced = spec is not None and any("price" in name for name in spec.input_names)
+        lines += ["", t["note"] if priced else t["note_no_prices"]]
         call = ToolCall(request.tool, quantities.json_safe(dict(outcome.args)), result.to_dict())
         return Answer(text="\n".join(lines), citations=cites.build(), kind="calculation",
                       tool_calls=[call], working=list(result.working), confidence=1.0,

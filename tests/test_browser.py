@@ -599,7 +599,7 @@ def test_chat_widget_and_console_run_under_their_policy_without_a_violation(cons
     assert "script-src 'self' 'nonce-" in csp and "default-src 'self'" in csp
     _ask(page, "What is NVLink?")
     page.locator(ANSWER_LINK).first.wait_for()
-    page.locator("#chat button[aria-label='New chat']").click()
+    page.locator("#new-chat").click()
     page.context.close()
     widget, widget_watch = _open(browser, base + "/widget?page=nvlink",
                                  viewport={"width": 400, "height": 600})

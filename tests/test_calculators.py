@@ -665,3 +665,39 @@ def test_power_cost_grows_with_pue(g, w, u1, u2, p):
     lo, hi = sorted((u1, u2))
     assert (power_cost(gpus=g, watts_per_gpu=w, pue=lo, price_per_kwh=p).cost_per_hour
             <= power_cost(gpus=g, watts_per_gpu=w, pue=hi, price_per_kwh=p).cost_per_hour)
+
+
+# -- transfer time ----------------------------------------------------------------------------
+
+def test_transfer_time_is_size_over_the_link_in_bytes():
+    from assistant.calculators.transfer import transfer_time
+
+    r = transfer_time(size_gb=20, link_gbps=400)
+    assert r.seconds == pytest.approx(0.4) and r.rate_gb_per_s == pytest.approx(50)
+    # the Bandwidth page's realistic case: 90% of the link
+    assert transfer_time(20, 400, efficiency=0.9).seconds == pytest.approx(20 / 45)
+    # eight NICs in parallel share the data
+    assert transfer_time(1.31, 400, links=8).seconds == pytest.approx(1.31 / 400)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"size_gb": 0, "link_gbps": 400}, {"size_gb": 20, "link_gbps": -1},
+    {"size_gb": 20, "link_gbps": 400, "efficiency": 1.5},
+    {"size_gb": float("nan"), "link_gbps": 400}, {"size_gb": "20 GB", "link_gbps": 400},
+])
+def test_transfer_time_refuses_what_it_cannot_use(kwargs):
+    from assistant.calculators.transfer import transfer_time
+
+    with pytest.raises(CalculatorError):
+        transfer_time(**kwargs)
+
+
+@pytest.mark.parametrize("question, tool", [
+    ("how long does 20gb take over a 400g link", "transfer_time"),
+    ("moving 20 GB at 90% of a 400 Gb/s link takes how long?", "transfer_time"),
+    ("how long does a 10 GB all-reduce take on 8 gpus at 400 Gb/s", "allreduce_time"),
+])
+def test_a_transfer_is_not_an_all_reduce(question, tool):
+    from assistant import quantities
+
+    assert quantities.detect(question).tool == tool

@@ -209,8 +209,12 @@ def test_a_published_staff_answer_is_on_its_page_and_cited_there(console_app, ch
     base, store = console_app
     with httpx.Client(base_url=base, timeout=30) as http:
         http.post("/admin/login", data={"username": "admin", "password": "s3cret-pass"})
+        # A change needs the console's origin and the session's CSRF token (test_auth.py).
+        guard = {"origin": base.rstrip("/"), "x-csrf-token": http.get("/admin/csrf").json()[
+            "token"]}
         entry = http.post("/admin/staff", json={"question": STAFF_Q, "answer": STAFF_A,
-                                                "slug": "nvlink", "publish": True}).json()
+                                                "slug": "nvlink", "publish": True},
+                          headers=guard).json()
     anchor = f"from-support-{entry['id']}"
     page, _ = _page(chromium, base + "/glossary/nvlink")
     item = page.locator(f"#{anchor}")

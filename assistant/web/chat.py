@@ -338,8 +338,9 @@ class ChatPage:
         compact = self.compact
         with gr.Blocks(title=TITLE, fill_height=compact, fill_width=compact,
                        delete_cache=(3600, 3600)) as demo:
-            gr.HTML(f"<h1 class='sr-only'>{TITLE}</h1>", elem_id="chat-title",
-                    container=False, padding=False)
+            # Markdown, not gr.HTML: gr.HTML evaluates its template, which the CSP forbids.
+            gr.Markdown(f"# {TITLE}", elem_id="chat-title", elem_classes=["sr-only"],
+                        container=False, padding=False)
             page_state, chat_state, pending = gr.State(None), gr.State(None), gr.State(None)
             chatbot = gr.Chatbot(
                 value=[], label="Conversation", show_label=False, elem_id="chat",
