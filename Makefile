@@ -71,7 +71,7 @@ eval: $(STAMP)
 bench: index
 	$(PY) -m assistant bench
 
-loadtest: $(STAMP)
+loadtest: index
 	$(PY) -m assistant loadtest
 
 clean:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, ToolCall
+from .cache import AnswerCache
 from .compose import (
     CitationList,
     Draft,
@@ -118,6 +119,8 @@ class Assistant:
         self.learning: Learning = NoLearning()
         self._refresh_lock = threading.Lock()
         self._last_check = time.monotonic()
+        #: Finished answers to questions without history (cache.py).
+        self.answers = AnswerCache(settings.answer_cache_size)
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *,
@@ -142,13 +145,13 @@ class Assistant:
                 final = piece
             assert isinstance(final, Answer)
             return final
-        return self.turn(question, history, page).answer
+        return self._cached_turn(question, history, page).answer
 
     def stream(self, question: str, history: list | None = None, page: str | None = None
                ) -> Iterator[str | Answer]:
         """Yield the answer text in pieces as it is produced, then the finished Answer."""
         start = time.perf_counter()
-        turn = self.turn(question, history, page)
+        turn = self._cached_turn(question, history, page)
         answer = turn.answer
         if self.llm_answerer is not None and turn.retrieval is not None and answer.kind in (
                 "answer", "comparison", "calculation"):
@@ -191,6 +194,14 @@ class Assistant:
         turn.answer.timings_ms.update(turn.timings)
         turn.answer.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return turn
+
+    def _cached_turn(self, question: str, history: list | None, page: str | None) -> Turn:
+        """`turn`, through the answer cache (cache.py) in the extractive mode."""
+        if self.llm_answerer is not None:
+            return self.turn(question, history, page)
+        self._maybe_refresh()  # a cached answer must not outlive a re-ingest elsewhere
+        return Turn(self.answers.answer(self, question, history, page,
+                                        lambda: self.turn(question, history, page).answer))
 
     def page_title(self, slug: str | None) -> str | None:
         """Return the title of a corpus page, or None for an unknown slug."""

@@ -195,10 +195,23 @@ def _published_staff(settings) -> list:
 
 @app.command()
 def bench(runs: Annotated[int, typer.Option(help="Questions timed per measure.")] = 200,
-          cold: Annotated[bool, typer.Option(help="Also time a cold start.")] = True) -> None:
+          cold: Annotated[bool, typer.Option(help="Also time a cold start.")] = True,
+          baseline: Annotated[Path | None, typer.Option(
+              help="Instead: another checkout (e.g. `git worktree add /tmp/base main`); time "
+                   "its cold start and served memory against this one's, 3 times each in "
+                   "turns.")] = None,
+          baseline_data: Annotated[Path | None, typer.Option(
+              help="The baseline's data dir, with its own index.")] = None) -> None:
     """Measure latency, ingest time, cold start and memory; print JSON."""
+    from .bench import baseline as compare
     from .bench import run_bench
 
+    if baseline is not None:
+        if baseline_data is None or not (baseline / "app.py").is_file():
+            raise typer.BadParameter("give a checkout with app.py and --baseline-data",
+                                     param_hint="--baseline")
+        typer.echo(json.dumps(compare(_settings(), baseline, baseline_data), indent=2))
+        return
     typer.echo(json.dumps(run_bench(_settings(), runs=runs, cold=cold), indent=2))
 
 
@@ -251,14 +264,38 @@ def eval_report(golden: Annotated[Path | None, typer.Option(help="Golden set.")]
 def loadtest(url: Annotated[str | None, typer.Option(
                  help="A running app on loopback; default: start one on a free port.")] = None,
              sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 50,
-             questions: Annotated[int, typer.Option(help="Questions per session.")] = 5
+             questions: Annotated[int, typer.Option(help="Questions per session.")] = 5,
+             mix: Annotated[str, typer.Option(
+                 help="Share of repeated chip questions, e.g. 0.5; several comma-separated "
+                      "(0,0.5) run one after the other against the same processes.")] = "0,0.5",
+             runs: Annotated[int, typer.Option(
+                 help="Runs, each with freshly started processes; the report gives medians.")]
+             = 1,
+             baseline: Annotated[Path | None, typer.Option(
+                 help="Another checkout of the app (e.g. `git worktree add /tmp/base main`) "
+                      "to start and measure in the same run, for before/after ratios.")] = None,
+             baseline_data: Annotated[Path | None, typer.Option(
+                 help="The baseline's data dir (its own index; default: its .data).")] = None,
+             noise: Annotated[bool, typer.Option(
+                 help="Also measure the Gradio route while one client floods it.")] = True
              ) -> None:
-    """Load the app on loopback with concurrent sessions; write evals/LOADTEST.md."""
+    """Load the app and an echo twin of each route on loopback; print the table and write
+    evals/LOADTEST.md."""
     from .loadtest import NotLoopback
     from .loadtest import main as run
 
     try:
-        run(url, sessions, questions)
+        mixes = tuple(float(m) for m in mix.split(",") if m.strip())
+    except ValueError:
+        raise typer.BadParameter(f"{mix!r} is not a comma-separated list of numbers",
+                                 param_hint="--mix") from None
+    if not mixes or any(not 0 <= m <= 1 for m in mixes):
+        raise typer.BadParameter("each share must be between 0 and 1", param_hint="--mix")
+    if runs < 1 or sessions < 1 or questions < 1:
+        raise typer.BadParameter("runs, sessions and questions must be at least 1")
+    try:
+        run(url, sessions, questions, mixes=mixes, runs=runs, baseline=baseline,
+            baseline_data=baseline_data, noise=noise)
     except NotLoopback as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

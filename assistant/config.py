@@ -39,6 +39,22 @@ class Settings:
     embedding_model: str = _setting(PACKAGED_MODEL, "ASSISTANT_EMBEDDING_MODEL",
                                     "Sentence-transformers model: the packaged MiniLM, a folder, "
                                     "or a hub name (needs hub access at ingest and start).")
+    embedding_backend: str = _setting("onnx", "ASSISTANT_EMBEDDING_BACKEND",
+                                      "onnx = the model exported to ONNX once (cached in the "
+                                      "model cache) and run by onnxruntime, without torch; "
+                                      "torch = sentence-transformers. The index records the "
+                                      "backend: a change re-embeds at the next ingest.")
+    model_cache: str = _setting("", "ASSISTANT_MODEL_CACHE",
+                                "Folder of the ONNX export of the embedding model; empty = "
+                                "models/ in the data dir.")
+    embed_batch_wait_ms: float = _setting(3.0, "ASSISTANT_EMBED_BATCH_WAIT_MS",
+                                          "Under concurrent load, how long a question may wait "
+                                          "for others to be embedded in the same forward pass "
+                                          "(a question alone never waits); 0 = no waiting.")
+    answer_cache_size: int = _setting(1024, "ASSISTANT_ANSWER_CACHE",
+                                      "Finished answers to questions without history kept "
+                                      "per process (LRU), dropped when the index, corpus or "
+                                      "settings change; 0 = no cache.")
     collection: str = _setting("glossary", "ASSISTANT_COLLECTION", "Chroma collection name.")
     chroma_host: str = _setting("", "CHROMA_HOST",
                                 "Chroma server host; empty = on-disk store in the data dir.")
@@ -66,8 +82,9 @@ class Settings:
                              "Base URL prefixed to citation links, e.g. https://glossary.example; "
                              "empty = site-relative links.")
     torch_threads: int = _setting(1, "ASSISTANT_TORCH_THREADS",
-                                  "CPU threads for the embedding model; 1 avoids thrashing "
-                                  "under concurrent load, 0 = torch's default.")
+                                  "CPU threads for the embedding model (torch or ONNX "
+                                  "Runtime) while serving; 1 avoids thrashing under "
+                                  "concurrent load, 0 = every core (ingest uses 0).")
     llm: str = _setting("", "ASSISTANT_LLM",
                         "Chat model as provider:model (openai:gpt-4o-mini, ollama:llama3.1); "
                         "empty = extractive answers, no LLM.")
@@ -163,6 +180,11 @@ class Settings:
         return Path(self.data_dir) / "chroma"
 
     @property
+    def model_cache_dir(self) -> Path:
+        """Folder of the exported embedding model."""
+        return Path(self.model_cache) if self.model_cache else Path(self.data_dir) / "models"
+
+    @property
     def log_db(self) -> Path:
         """SQLite file of questions, answers and feedback."""
         return Path(self.data_dir) / "log.sqlite3"
@@ -179,8 +201,12 @@ class Settings:
             raise SettingsError("max_request_bytes must be at least 4096")
         if self.mcp not in (0, 1):
             raise SettingsError("ASSISTANT_MCP must be 0 (off) or 1 (on)")
+        if self.embedding_backend not in ("onnx", "torch"):
+            raise SettingsError(f"ASSISTANT_EMBEDDING_BACKEND must be onnx or torch, "
+                                f"not {self.embedding_backend!r}")
         for name in ("retention_days", "max_concurrent_per_ip", "login_brake",
-                     "event_rate_limit", "max_queued_per_ip"):
+                     "answer_cache_size", "embed_batch_wait_ms", "event_rate_limit",
+                     "max_queued_per_ip"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in ("console_session_hours", "header_timeout_s"):

@@ -170,6 +170,8 @@ class Retriever:
         self.mode = mode
         self._lock = threading.Lock()  # one refresh at a time; readers never wait
         self._snap: _Snapshot | None = None
+        #: Counts refreshes: what a query reads changed when it did (the answer cache's key).
+        self.generation = 0
         self.refresh()
 
     def refresh(self) -> None:
@@ -180,6 +182,7 @@ class Retriever:
         """
         with self._lock:
             self._snap = _Snapshot.build(self.index, self.corpus)
+            self.generation += 1
 
     # What a query reads, always from one snapshot.
     @property

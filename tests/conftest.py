@@ -79,7 +79,9 @@ def bot(built):
     """One warm Assistant over the real corpus, shared by the tests that only ask."""
     from assistant.chain import Assistant
 
-    return Assistant.from_settings(built)
+    # No answer cache on the shared bots: tests patch code between questions, and the cache
+    # assumes the code is fixed for the life of the process (tests/test_cache.py tests it).
+    return Assistant.from_settings(built.replace(answer_cache_size=0))
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +95,8 @@ def fake_bot():
     from assistant.config import Settings
     from assistant.testing import fake_assistant
 
-    return fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA))
+    return fake_assistant(Settings.from_env({}, corpus_dir=CORPUS, data_dir=TEST_DATA,
+                                            answer_cache_size=0))
 
 
 @pytest.fixture
@@ -112,8 +115,9 @@ def small_settings(tmp_path, small_corpus):
     """Settings over the small corpus with a fresh on-disk index."""
     from assistant.config import Settings
 
+    # The ONNX export of the model is shared with the test index: made once, not per test.
     return Settings.from_env({}, corpus_dir=small_corpus, data_dir=tmp_path / "data",
-                             torch_threads=0)
+                             torch_threads=0, model_cache=str(TEST_DATA / "models"))
 
 
 def free_port() -> int:

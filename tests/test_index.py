@@ -36,7 +36,9 @@ def test_ingest_is_incremental(small_settings, small_corpus):
                                              "## Example\nRoCE test sentence added here.\n"))
     edited = index.ingest(load_corpus(small_corpus), progress=False)
     assert edited.changed == ["roce"] and edited.unchanged == 2
-    assert edited.units_embedded == len(chunk_page(read_page(path)))
+    # Only the new sentence and its section are embedded: unchanged text keeps its vector.
+    assert edited.units_embedded + edited.units_reused == len(chunk_page(read_page(path)))
+    assert edited.units_embedded == 2
     docs = index.sentences.get(where={"slug": "roce"}, include=["documents"])["documents"]
     assert "RoCE test sentence added here." in docs
     chunks = index.collection.get(where={"slug": "roce"}, include=["documents"])["documents"]
@@ -96,3 +98,25 @@ def test_overlay_index_adds_units_without_writing_the_base(fake_bot):
     assert [u.id for u in base.snapshot()[0]] == before  # the base never saw them
     overlay.remove_chunk(entry.chunk_id)
     assert [u.id for u in overlay.snapshot()[0]] == before
+
+
+@pytest.mark.model
+def test_search_after_a_snapshot_agrees_with_chroma_and_follows_changes(small_settings,
+                                                                        small_corpus):
+    index = Index(small_settings)
+    index.ingest(load_corpus(small_corpus), progress=False)
+    queries = ["RDMA over Ethernet on UDP port 4791", "what is nvlink", "credit-based flow"]
+    vectors = [index.embed_query(q) for q in queries]
+    by_chroma = [index.search_vector(v, 5) for v in vectors]
+    index.snapshot()  # what the retriever does at start and on every refresh
+    by_matrix = [index.search_vector(v, 5) for v in vectors]
+    for chroma, matrix in zip(by_chroma, by_matrix, strict=True):
+        assert [c.id for c, _ in matrix] == [c.id for c, _ in chroma]
+        assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(matrix, chroma, strict=True))
+    path = small_corpus / "glossary" / "roce.md"
+    path.write_text(path.read_text().replace("## Example\n", "## Example\nRoCE zebra.\n"))
+    index.ingest(load_corpus(small_corpus), progress=False)
+    edited = next(u for u in chunk_page(read_page(path)) if "RoCE zebra." in u.text
+                  and u.unit == "chunk")
+    top = index.search_vector(index.embed_query(edited.embed_text), 1)[0][0]
+    assert top.id == edited.id and "RoCE zebra." in top.text  # not the stale matrix's text

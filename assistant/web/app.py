@@ -27,6 +27,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 from starlette.routing import Route
 
+from ..cache import perf_stats
 from ..handoff import Inbox
 from ..limits import Admission, ConcurrencyCap, LoginGuard, RateLimiter
 from ..overview import health_of
@@ -217,7 +218,7 @@ def _site_routes(app: FastAPI, assistant: Assistant, store: Store) -> None:
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, Any]:
-        return {"ok": True, "pages": len(assistant.corpus)}
+        return {"ok": True, "pages": len(assistant.corpus), **perf_stats(assistant)}
 
     # /widget?page=x -> /widget/?page=x: a mount only matches below its prefix, and the
     # chat mounted at / would otherwise answer /widget with its own 404.
