@@ -243,12 +243,13 @@ def labelled_items(files: tuple[Path, ...] | list[Path]) -> list[Any]:
 
 def cache_key(assistant: Assistant, files: tuple[Path, ...], name: str, version: str) -> Path:
     """Where a learned part is cached: keyed by its version, the labelled files, the corpus,
-    the embedding model and the retrieval mode (any change retrains it)."""
+    the embedding model and backend and the retrieval mode (any change retrains it)."""
     digest = hashlib.sha256(version.encode())
     for f in files:
         digest.update(f.read_bytes())
     for page in sorted(assistant.corpus, key=lambda p: p.slug):
         digest.update(page.content_hash.encode())
     digest.update(str(assistant.settings.embedding_model).encode())
+    digest.update(assistant.settings.embedding_backend.encode())
     digest.update(assistant.settings.retriever.encode())
     return Path(assistant.settings.data_dir) / "learned" / f"{name}-{digest.hexdigest()[:16]}.json"
