@@ -10,7 +10,7 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
-from .polarity import same_qualifiers
+from .polarity import same_qualifiers, turning_words
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -116,7 +116,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # Its Yes or No stands only for a question asked the same way round ("an NCCL
             # *equivalent* for AMD" is not "does NCCL run on AMD").
             alike = (same_qualifiers(draft.question, question.text) and not hedged
-                     and _turns(draft.question) == _turns(question.text))
+                     and turning_words(draft.question) == turning_words(question.text))
             return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
     return None
 
@@ -125,13 +125,6 @@ def faq_match(draft: Draft) -> FAQMatch | None:
 #: when the two ask alike (`polar_neighbour`). Set where the golden set had no wrong word.
 NEIGHBOUR_AT = 0.70
 NEIGHBOUR_SURE = 0.85  # from here the wording may differ ("hook up" for "connect")
-#: Words that turn a question round: a question with one of them and an FAQ question without
-#: it ask opposite things ("does iWARP work with no PFC?" against "does iWARP need PFC?").
-_TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
-                    r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
-                    r"only|just|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
-                    r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
-                    r"counterpart|substitute|competitor|rival)\b", re.I)
 _HEDGED_ANY = re.compile(r"^(yes|no)\W+(but|partly|mostly|usually|often|sometimes|somewhat|"
                          r"in\s+general|generally|not\s+always|not\s+necessarily|in\s+part|"
                          r"only|slightly|rarely)\b", re.I)
@@ -153,7 +146,7 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         if theirs - draft.terms - {question.slug} or not same_qualifiers(draft.question,
                                                                          question.text):
             continue
-        if _turns(draft.question) != _turns(question.text):
+        if turning_words(draft.question) != turning_words(question.text):
             continue
         # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an
         # NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs").
@@ -163,10 +156,6 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         index = int(question.chunk_id.rsplit("::", 1)[-1])
         return FAQMatch(question.slug, index, question.text, sim, sentences)
     return None
-
-
-def _turns(text: str) -> frozenset[str]:
-    return frozenset(m.group(0).lower().replace("'", "") for m in _TURNS.finditer(text))
 
 
 def faq_sentences(draft: Draft, faq: FAQMatch) -> list[Chunk]:

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
-from .polarity import explain, same_qualifiers
+from .polarity import explain, same_qualifiers, turning_words
 from .words import stems_of
 
 #: A sentence must be at least this close to a yes/no question to settle it.
@@ -105,7 +105,9 @@ def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
     # What the FAQ asked, and what its answer adds ("... with RoCE as well as InfiniBand")
     said = f"{asked} {sentence.text}"
     theirs = {m.slug for m in draft.retriever.terms.find(said)} | {sentence.slug}
-    return draft.terms <= theirs and same_qualifiers(draft.question, said)
+    # ... and asked the same way round ("an NCCL *equivalent*" is not "does NCCL run")
+    return (draft.terms <= theirs and same_qualifiers(draft.question, said)
+            and turning_words(draft.question) == turning_words(asked))
 
 
 class Verdict(NamedTuple):

@@ -631,8 +631,9 @@ def _flood(base: str, config: dict, client: int, stop: threading.Event) -> list[
     """Send queue/join requests for non-question events (page load, new chat, like), each
     with a fresh session hash, from one client, 12 at a time, until told to stop."""
     events = [d["id"] for d in config["dependencies"]
-              if (d.get("api_name") or "").startswith(("on_load", "on_like", "on_new_chat"))]
-    assert len(events) >= 4, events
+              if (d.get("api_name") or "").startswith(("on_load", "on_like", "on_new_chat",
+                                                        "on_restore"))]
+    assert len(events) >= 4, events  # page load, like, new chat, a kept transcript restored
 
     def joins(worker: int) -> list[httpx.Response]:
         sent = []
