@@ -202,11 +202,14 @@ def without_opening(sentence: str) -> str:
 #: it ask opposite things ("does iWARP work with no PFC?" against "does iWARP need PFC?").
 _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
                     r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
-                    r"only|just|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
+                    r"only|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
                     r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
                     r"counterpart|substitute|competitor|rival)\b", re.I)
 
 
 def turning_words(text: str) -> frozenset[str]:
     """The words of a text that turn a question round ("without", "only", "equivalent")."""
-    return frozenset(m.group(0).lower().replace("'", "") for m in _TURNS.finditer(text))
+    from .words import stem
+
+    # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn
+    return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
