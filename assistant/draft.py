@@ -80,10 +80,10 @@ class Draft:
     def focus(self) -> list[str]:
         """Pages the answer should come from: the subject(s) first, then the top hits."""
         slugs = [s for s in [self.subject, *self.compare] if s]
-        for hit in self.retrieval.hits[:3]:
+        for hit in self.retrieval.hits[:5]:
             if hit.slug not in slugs:
                 slugs.append(hit.slug)
-        return slugs[:4]
+        return slugs[:6]
 
 
 @dataclass(frozen=True)

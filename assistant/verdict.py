@@ -110,6 +110,11 @@ def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
             and turning_words(draft.question) == turning_words(asked))
 
 
+#: Another FAQ's own Yes or No settles a question only when that FAQ's question is at least
+#: this close to it (cosine of the two questions).
+OWN_AT = 0.5
+
+
 class Verdict(NamedTuple):
     """A Yes or No ("" when the sentence opens with its own), the sentence that says it, and
     the reading that found it (contradicts, own, mistake, deny, affirm: polarity.py)."""
@@ -124,6 +129,13 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
     if not draft.words and len(draft.terms) < 2:
         return None  # "do I need one?": no claim beyond the subject to say yes or no to
 
+    # "does it work on RoCE too?" after SHARP: the pronoun is the subject the conversation
+    # lent, not a part of the claim left in the message (a mistake named of that subject
+    # may then say No; a restatement still may not say Yes: "does that also hit ...?")
+    lent = bool(draft.subject) and draft.subject not in {
+        m.slug for m in draft.retriever.terms.find(draft.question)}
+    asked_alike = {q.chunk_id: sim for q, sim in draft.retriever.faq_questions(
+        draft.retrieval.vector, limit=60)}
     ranked = sorted((c for c in pool if c.similarity >= SETTLE_FLOOR),
                     key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
                     reverse=True)
@@ -143,10 +155,14 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                             universal=bool(_UNIVERSAL.search(draft.question)),
                             terms_carry=named == 1.0 and len(draft.terms) >= 2
                             and len(draft.words) <= 1, asked=draft.question)
-        if how == "own" and not _asks_as_much(draft, c.sentence):
-            continue  # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?"
-        if how in ("affirm", "mistake") and (not draft.terms
-                                             or _POINTS_BACK.search(draft.question)):
+        if how == "own" and not (_asks_as_much(draft, c.sentence)
+                                 and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT):
+            # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?", nor "Yes,
+            # NCCL runs over RoCE" "can IB and RoCE share one fabric?": another FAQ's Yes/No
+            # stands only for a question close to the one it answers
+            continue
+        if how in ("affirm", "mistake") and (not draft.terms or (
+                _POINTS_BACK.search(draft.question) and not (lent and how == "mistake"))):
             # "does that also hit ...?", "is that actually non-blocking?": part of the claim
             # is in the conversation or the message, not in what a general sentence says
             continue
