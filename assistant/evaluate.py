@@ -316,6 +316,9 @@ def run_eval(assistant: Any, golden: Path = DEFAULT_GOLDEN, out: Path | None = N
         if item.staff is not None:
             asker = preview(assistant, item.staff.question, item.staff.answer, item.staff.slug)
             asker.ask("warm up")
+        cache = getattr(asker, "answers", None)
+        if cache is not None:
+            cache.clear()  # every answer worked out: scored and timed, never replayed
         start = time.perf_counter()
         answer = asker.ask(item.question, history=list(item.history), page=item.page)
         rows.append(answer_row(item, answer, (time.perf_counter() - start) * 1000))

@@ -117,3 +117,17 @@ def test_the_golden_set_has_a_staff_answer_reaching_a_visitor():
     items = [i for i in load_golden(DEFAULT_GOLDEN) if i.staff]
     assert items and all(["answered by support"] in [list(n) for n in i.expect.nuggets]
                          for i in items)
+
+
+def test_scoring_works_every_answer_out_never_a_cached_one(tmp_path):
+    from assistant.config import Settings
+    from assistant.testing import fake_assistant
+
+    bot = fake_assistant(Settings.from_env({}, data_dir=tmp_path, answer_cache_size=64))
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "a", "question": "what is rdma", "expect": {}}\n'
+                         '{"id": "b", "question": "what is rdma", "expect": {}}\n')
+    bot.ask("what is rdma")
+    assert bot.ask("what is rdma") and bot.answers.stats()["hits"] == 1  # the cache is on
+    run_eval(bot, questions)
+    assert bot.answers.stats()["hits"] == 1
