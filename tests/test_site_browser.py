@@ -126,7 +126,9 @@ def test_the_launcher_works_by_keyboard_and_remembers_its_state(app, chromium):
     frame = page.frame_locator(PANEL_FRAME)
     frame.locator("#chat h3", has_text="InfiniBand").wait_for()
     # Focus moves into the chat's question box once the widget is ready.
-    page.wait_for_function("document.activeElement && "
+    # An arrow function, not a bare expression: Playwright polls a bare expression with eval,
+    # which the site's policy (script-src 'self') refuses.
+    page.wait_for_function("() => document.activeElement && "
                            "document.activeElement.tagName === 'IFRAME'")
     # Esc inside the widget closes the panel (the widget tells the host page).
     frame.locator("#question textarea").press("Escape")
