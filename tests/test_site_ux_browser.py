@@ -49,7 +49,7 @@ def test_a_citation_keeps_the_conversation_and_leaves_the_cited_section_in_view(
     frame = _open_widget(page, "NVLink")
     _ask(frame, FAQ_QUESTION)
     _answer_in(frame)
-    link = frame.locator("#chat a[href*='/learn/nvlink-vs-infiniband#faq-']").first
+    link = frame.locator("#chat a[href*='/learn/nvlink-vs-infiniband#']").first
     href = link.get_attribute("href")
     link.click()
     target = urlsplit(href)

@@ -209,7 +209,10 @@ def test_copy_puts_clean_text_with_numbered_absolute_sources(app, browser):
     assert "900 GB/s" in copied
     assert re.search(r"\[1\]", copied)
     sources = copied.split("Sources:")[1]
-    assert re.search(rf"\[1\] NVLink — FAQ: .+: {re.escape(base)}/glossary/nvlink#faq-", sources)
+    # Each source numbered, titled and absolute (the lead may come from another page).
+    assert re.search(rf"\[\d\] NVLink — FAQ: .+: {re.escape(base)}/glossary/nvlink#faq-", sources)
+    assert all(re.fullmatch(r"\[\d+\] .+: http://\S+", line)
+               for line in sources.strip().splitlines()), sources
     tab.context.close()
 
 
