@@ -10,7 +10,7 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
-from .polarity import same_qualifiers, turning_words
+from .polarity import same_qualifiers, turned_alike
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -116,7 +116,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # Its Yes or No stands only for a question asked the same way round ("an NCCL
             # *equivalent* for AMD" is not "does NCCL run on AMD").
             alike = (same_qualifiers(draft.question, question.text) and not hedged
-                     and turning_words(draft.question) == turning_words(question.text))
+                     and turned_alike(draft.question, question.text))
             return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
     return None
 
@@ -146,7 +146,7 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         if theirs - draft.terms - {question.slug} or not same_qualifiers(draft.question,
                                                                          question.text):
             continue
-        if turning_words(draft.question) != turning_words(question.text):
+        if not turned_alike(draft.question, question.text):
             continue
         # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an
         # NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs").

@@ -62,7 +62,9 @@ _YES_NO_LATE = _rx(rf"^(so\s+)?(if|with|when|once|after|without|for|on|in|during
                    rf"(,\s*|\s)(then\s+)?{_AUX}\s+(i|we|you|it|they|there|the|a|an|my|our|this|"
                    rf"that|these|those|[\w-]+)\b")
 _NEGATED = _rx(r"^(is|are|was|were|does|do|did|can|could|should|would|has|have|had|wo|ai)"
-               r"n'?t\b|^\w+\s+\w+\s+not\b")
+               r"n'?t\b|^\w+\s+\w+\s+not\b"
+               # "is a passive DAC basically zero power?": a claim of nothing (not ZeRO-3)
+               r"|\b(zero(?![\s-]*\d)|none|nothing)\b")
 _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"
            r"reason|what\s+causes|what\s+makes)\b")
 _PROCEDURE = _rx(r"\bhow\s+(do|can|should|would)\s+(i|we|you|one)\s+(configure|set\s*up|setup|"

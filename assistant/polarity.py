@@ -204,7 +204,15 @@ _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|
                     r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
                     r"only|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
                     r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
-                    r"counterpart|substitute|competitor|rival)\b", re.I)
+                    r"counterpart|substitute|competitor|rival|none|nothing|zero(?![\s-]*\d)|"
+                    r"manual\w*|automatic\w*)\b", re.I)
+
+#: Words of opposite framing: "will *normal* switches work for RoCE?" asks the opposite of "does
+#: RoCE need *special* switches?", although neither has a turning word the other lacks.
+_OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
+    (r"special\w*|dedicated|custom|proprietary|purpose-built",
+     r"standard|normal|ordinary|regular|commodity|generic|plain|off-the-shelf|any"),
+))
 
 
 def turning_words(text: str) -> frozenset[str]:
@@ -213,3 +221,13 @@ def turning_words(text: str) -> frozenset[str]:
 
     # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
+
+
+def turned_alike(question: str, other: str) -> bool:
+    """True if two questions are asked the same way round: the same turning words, and no
+    word of one framing ("special") against its opposite ("normal") in the other."""
+    if turning_words(question) != turning_words(other):
+        return False
+    return not any((a.search(question) and b.search(other) and not b.search(question))
+                   or (b.search(question) and a.search(other) and not a.search(question))
+                   for a, b in _OPPOSED)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
-from .polarity import explain, same_qualifiers, turning_words
+from .polarity import explain, same_qualifiers, turned_alike
 from .words import stems_of
 
 #: A sentence must be at least this close to a yes/no question to settle it.
@@ -107,7 +107,7 @@ def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
     theirs = {m.slug for m in draft.retriever.terms.find(said)} | {sentence.slug}
     # ... and asked the same way round ("an NCCL *equivalent*" is not "does NCCL run")
     return (draft.terms <= theirs and same_qualifiers(draft.question, said)
-            and turning_words(draft.question) == turning_words(asked))
+            and turned_alike(draft.question, asked))
 
 
 #: Another FAQ's own Yes or No settles a question only when that FAQ's question is at least

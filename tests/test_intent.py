@@ -80,6 +80,8 @@ def test_classify_never_raises_on_odd_input():
     ("isnt kernel bypass a hole? is memory still protected", False),  # the last one asked
     ("want to know if roce needs pfc", False),  # "want" is no negated auxiliary
     ("isn't roce lossy?", True),
+    ("is a passive dac basically zero power?", True),  # a claim of nothing
+    ("does zero-3 use more network than plain dp", False),  # ZeRO stage 3 is no negation
 ])
 def test_a_question_asked_the_other_way_round(question, expected):
     from assistant.intent import negated

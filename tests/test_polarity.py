@@ -1,5 +1,7 @@
 """Which way a corpus sentence settles a yes/no question (no model needed)."""
 
+import pytest
+
 from assistant.polarity import reading
 
 
@@ -113,3 +115,21 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
              "control unnecessary.")
     assert explain(alike, covered, asked="with selective retransmission can i skip "
                    "congestion control")[0] == "No"
+
+
+@pytest.mark.parametrize(("question", "faq", "alike"), [
+    # the same way round, reworded
+    ("does rdma need a special nic", "Does RDMA need a special network card?", True),
+    ("is normal ethernet lossless out of the box", "Is Ethernet lossless?", True),
+    # opposite framings: a Yes or No borrowed from the FAQ would be the wrong way round
+    ("will normal data center switches work for roce?", "Does RoCE need special switches?",
+     False),
+    ("do i have to enable nvlink manually for nccl?", "Does NCCL use NVLink automatically?",
+     False),
+    ("is a passive dac basically zero power?", "Does a DAC cable use power?", False),
+    ("does zero-3 use more network than plain dp", "Does ZeRO-3 use more network?", True),
+])
+def test_questions_asked_the_other_way_round_are_not_alike(question, faq, alike):
+    from assistant.polarity import turned_alike
+
+    assert turned_alike(question, faq) is alike
