@@ -151,7 +151,7 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an
         # NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs").
         words = residual_words(question.text, draft.retriever)
-        if sim < NEIGHBOUR_SURE and not _addresses(draft, words, sentences):
+        if sim < NEIGHBOUR_SURE and not _addresses(draft, words, sentences[:1]):
             continue
         index = int(question.chunk_id.rsplit("::", 1)[-1])
         return FAQMatch(question.slug, index, question.text, sim, sentences)
