@@ -6,6 +6,13 @@ shuffled with its own seeded generator and cut in half, so dev and test get the 
 pages, follow-ups, refusals and calculators. Ids stay the writers' own.
 
     python evals/split.py POOL.jsonl [POOL.jsonl ...]
+
+Second round, 2026-11-26: the first test split was scored once (commit 440ced1's figures in
+the README and the closing note of issue 22) and, spent, was appended to dev (dev 266 -> 531
+questions). Four new pools written blind the same day (three of visitor questions over a
+third of the pages each, ids v3a/v3b/v3c, one of calculator questions, ids c2) became the
+sealed test split whole (275 questions): a new split needs no cut, only writers who never
+saw the code, the golden set or the earlier splits.
 """
 
 from __future__ import annotations
