@@ -268,7 +268,19 @@ def _as_follow_up(w: Wording, before: calc.Calculator, previous_args: dict[str, 
             value = percent(x.value) if number_kind(before.inputs, pct) == "fraction" else x.value
             x = dataclasses.replace(x, kind=pct, value=value)
         found.append(x)
+    if kind == "price" and not any(x.kind in MONEY_KINDS for x in found):
+        # "what if B dropped to 1.75?" after prices per GPU-hour: a bare decimal after "to"
+        # or "at" is the new price.
+        hit = _BARE_DECIMAL.search(w.lower)
+        if hit is not None:
+            found.append(Quantity("at_price", float(hit.group(1)), hit.start(1), hit.end(1),
+                                  hit.group(1)))
     return dataclasses.replace(w, found=found)
+
+
+_BARE_DECIMAL = re.compile(r"\b(?:to|at|is|=)\s?(\d{1,4}\.\d{1,3})(?![\d.%]|\s?(?:x|times|%|"
+                           r"percent|gpus?|nodes?|servers?|h\b|hrs?|hours?|days?|weeks?|"
+                           r"months?|years?|tb|gb|mb|g\b|t\b|kw|w\b))")
 
 
 # ---------------------------------------------------------------------------------------

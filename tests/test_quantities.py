@@ -1078,3 +1078,44 @@ def test_the_gradient_buffer_from_model_size_and_precision(question, buffer_gb):
     req = detect(question)
     assert req.tool == "allreduce_time" and req.missing == []
     assert req.args["buffer_gb"] == pytest.approx(buffer_gb)
+
+
+# --- wordings blind writers used (dev split, 2026-11-26) -----------------------------------
+
+def test_letter_named_quotes_keep_their_own_hours():
+    req = detect("2 quotes: A $2.10/h for 500h, B $1.90/h for 560h on 64 gpus. which is cheaper?")
+    assert req is not None and req.tool == "compare_cluster_quotes"
+    assert req.args["quotes"] == [
+        {"name": "A", "price_per_gpu_hour": 2.1, "hours": 500.0},
+        {"name": "B", "price_per_gpu_hour": 1.9, "hours": 560.0}]
+    # ...and a follow-up that names one of them changes its price, written bare
+    again = detect("what if B dropped to 1.75?", req)
+    assert again is not None and again.args["quotes"][1]["price_per_gpu_hour"] == 1.75
+    assert again.args["quotes"][0]["price_per_gpu_hour"] == 2.1
+    # a whole number after "to" is no price
+    more = detect("what if we go to 128 gpus?", req)
+    assert more is not None and more.args["gpus"] == 128
+    assert [q["price_per_gpu_hour"] for q in more.args["quotes"]] == [2.1, 1.9]
+
+
+def test_a_lone_article_a_is_no_quote_name():
+    req = detect("A $2 per gpu hour cluster vs $2.5 for 100 hours on 8 gpus")
+    assert req is not None
+    assert [q["name"] for q in req.args["quotes"]] == ["Quote 1", "Quote 2"]
+
+
+@pytest.mark.parametrize("question", [
+    "1 MB allreduce over 1024 gpus, 400G per gpu, 5 us latency per step. time?",
+    "512 gpus, 256MB buffer, 400G ndr, 10us per hop latency - ring allreduce time?",
+])
+def test_a_short_link_speed_given_per_gpu_is_read(question):
+    req = detect(question)
+    assert req is not None and req.tool == "allreduce_time"
+    assert req.args["link_gbps"] == 400.0
+
+
+def test_an_amount_a_gpu_with_hours_apart_is_the_price_per_gpu_hour():
+    req = detect("rough cost of 2,048 gpus for 1000 hours if the rate is $1.65 a gpu?")
+    assert req is not None and req.tool == "gpu_hour_cost" and not req.missing
+    assert req.args == {"gpus": 2048, "hours": 1000.0, "price_per_gpu_hour": 1.65}
+    assert any("per GPU-hour" in n for n in req.notes)

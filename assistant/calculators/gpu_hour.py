@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -88,6 +89,9 @@ def gpu_hour_cost(gpus: int, price_per_gpu_hour: float, hours: float) -> GpuHour
     )
 
 
+_PER_GPU = re.compile(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$")
+
+
 class _GpuHourCost(Calculator):
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
@@ -95,6 +99,13 @@ class _GpuHourCost(Calculator):
         # one hour of running is that rate, and the answer says "per hour".
         if "hours" not in args and HOURLY.search(w.unread):
             args["hours"] = 1.0
+        # "for 1000 hours if the rate is $1.65 a gpu": with the hours given apart, an amount
+        # per GPU is the price per GPU-hour, and the answer says so.
+        if "price_per_gpu_hour" not in args and "hours" in args:
+            per_gpu = [x for x in w.found if x.kind == "money_other" and _PER_GPU.search(x.text)]
+            if len(per_gpu) == 1:
+                args["price_per_gpu_hour"] = per_gpu[0].value
+                notes = [*notes, f"{per_gpu[0].text} is read as a price per GPU-hour."]
         return args, notes
 
     def so_far(self, args: Mapping[str, Any]) -> str | None:

@@ -261,7 +261,16 @@ def _name_before(price: Quantity, original: str, markers: list[re.Match[str]],
     hit = _CAPITALISED_NAME.search(original[window:price.start])
     if hit and hit.group(1).lower() not in _NOT_NAMES:
         return window + hit.start(1), hit.group(1)
+    letter = _LETTER_NAME.search(original[window:price.start])
+    if letter and len(set(_LETTER_PRICED.findall(original))) >= 2:
+        return window + letter.start(1), letter.group(1)
     return None
+
+
+# "A $2.10/h for 500h, B $1.90/h for 560h": capital letters that each label a price are the
+# quotes' names (one alone, "A $2 GPU-hour", is an article).
+_LETTER_PRICED = re.compile(r"(?:^|[\s:,;(])([A-H])\s?[:=-]?\s?(?:at\s|@\s?)?\$?\d")
+_LETTER_NAME = re.compile(r"(?:^|[\s:,;(])([A-H])\s?[:=-]?\s?(?:at\s|@\s?)?$")
 
 
 def _name_starts(named: list[tuple[int, str] | None]) -> list[int] | None:
