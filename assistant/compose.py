@@ -15,10 +15,10 @@ from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence
-from .polarity import opening, without_opening
+from .polarity import YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
-from .verdict import settle
+from .verdict import Verdict, settle
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -177,6 +177,17 @@ def rule_choices(draft: Draft, pool: list[Candidate]
     return lead, faq, faq_sentences(draft, faq) if faq is not None else []
 
 
+def _against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
+    """True if a verdict says the opposite of the Yes or No (hedged or not: "Yes, but
+    rarely") that opens the answer of the FAQ matched to the question ("can an NVLink domain
+    go past one rack?" is not answered No by a common mistake the FAQ's "Yes, but" allows)."""
+    if faq is None or not faq.sentences:
+        return False
+    authored = YES_NO_OPENING.match(faq.sentences[0].text)
+    word = settled.word or (YES_NO_OPENING.match(settled.sentence.text) or [""])[0]
+    return bool(authored and word) and authored.group(0).lower() != str(word).lower()
+
+
 def compose_answer(draft: Draft) -> Answer:
     """Answer from the corpus, leading with the sentence that answers what was asked."""
     cites = CitationList(draft.corpus, draft.site_url)
@@ -200,6 +211,8 @@ def compose_answer(draft: Draft) -> Answer:
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
+        if settled is not None and _against_faq(faq, settled):
+            settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:
             verdict, sentence, how = settled
             quoted[:1] = [sentence]

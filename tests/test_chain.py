@@ -130,6 +130,11 @@ def test_a_yes_no_question_takes_the_word_of_the_faq_that_asks_it(bot, question,
 @pytest.mark.parametrize("question", [
     "so iwarp works with no pfc set up at all?",  # "no PFC" turns "does iWARP need PFC?"
     "is there an nccl equivalent that runs on amd gpus?",  # not "does NCCL run on AMD?"
+    "do i have to enable nvlink manually for nccl to use it?",  # "automatically" turned
+    "will normal data center switches work for roce?",  # not "does RoCE need special ..."
+    "is a passive dac basically zero power?",  # a claim of nothing
+    # a common mistake may not overrule the matched FAQ's "Yes, but rarely"
+    "can an nvlink domain go past one rack",
 ])
 def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
