@@ -119,6 +119,8 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     if mistake and covered(sentence) >= ((0.0 if closest else COVER_MISTAKE) if assuming
                                          else 1.0):
         return "No", "mistake"
+    if mistake:
+        return None, ""  # a sentence naming a mistake never affirms what it names
     parts = clauses(sentence) or [sentence]
     if _denial(parts, covered, universal):
         return "No", "deny"

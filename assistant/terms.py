@@ -9,6 +9,7 @@ from .corpus import Corpus
 from .text import term_key
 
 _WORD = re.compile(r"[a-z0-9]+")
+_PLURAL = re.compile(r"[a-rt-z0-9]s$")  # "aocs", "nics", "dpus"; not "loss" or "bus"
 _STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
 its me my of on or our so than that the their them then there these they this to use used
 using vs versus was we what when where which who why will with you your compare between same
@@ -84,6 +85,9 @@ class TermMatcher:
                         words = [t for t, _ in tokens[i:i + size]]
                         key = " ".join(words)
                         slug = table.get(key) or compact_table.get("".join(words))
+                        if slug is None and _PLURAL.search(words[-1]):
+                            # "aocs", "dpus": a plural names the term
+                            slug = table.get(key[:-1]) or compact_table.get("".join(words)[:-1])
                         if key in self.cased and self.cased[key] not in text:
                             slug = None
                         if slug is not None:
