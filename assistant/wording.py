@@ -103,7 +103,7 @@ _HOUR = r"(?:hours?|hrs?|h)\b"
 PCT = r"\s?(?:%|percent\b|per\s?cent\b|pct\b)"
 # "MFU of 40%", "MFU is only 30%", "MFU: 40%", "MFU=0.4". Bounded, so it stays linear.
 CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|just|was|"
-           r"be|will|would|to)){0,3}\s?")
+           r"be|will|would|to|maybe|probably|say|like|near|nearly|assume|assuming)){0,3}\s?")
 
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{BODY})(?P<s1>{_MONEY_SCALE})?"
@@ -324,6 +324,12 @@ def _word_duration(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("hours", number * _unit_hours(m.group("u")), m, src)
 
 
+def _schedule(m: re.Match[str], src: Source) -> list[Quantity]:
+    # "12 hours a day for 30 days": the hours of each day times the days (or weeks, months)
+    days = to_float(m.group("d")) * _unit_hours(m.group("u")) / HOURS_PER_DAY
+    return q("hours", scaled(to_float(m.group("n")), days), m, src)
+
+
 def _period(m: re.Match[str], src: Source) -> list[Quantity]:
     unit = m.group("u") or {"daily": "day", "weekly": "week", "monthly": "month",
                             "yearly": "year", "annually": "year"}[m.group("adv")]
@@ -358,6 +364,8 @@ CORE_RULES: tuple[Rule, ...] = (
     # "60%" that no rule above claimed: which input it is depends on the calculation (a
     # follow-up "what about 60%?" after a serving cost is its utilization).
     Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
+    Rule(88, rx(rf"{num('n')}\s?{_HOUR}\s?(?:a|per|each|every|/)\s?day,?\s(?:for|over|across|"
+                rf"x|×)\s{num('d')}\s?(?P<u>days?|weeks?|wks?|months?)\b"), _schedule),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
                 rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),

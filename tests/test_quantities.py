@@ -1119,3 +1119,52 @@ def test_an_amount_a_gpu_with_hours_apart_is_the_price_per_gpu_hour():
     assert req is not None and req.tool == "gpu_hour_cost" and not req.missing
     assert req.args == {"gpus": 2048, "hours": 1000.0, "price_per_gpu_hour": 1.65}
     assert any("per GPU-hour" in n for n in req.notes)
+
+
+@pytest.mark.parametrize(("question", "tool", "expected"), [
+    # a daily schedule: hours a day times the days
+    ("16 a100s at 1.29 per card, we only run them 12 hours a day for 30 days. how much total?",
+     "gpu_hour_cost", {"hours": 360.0}),
+    # filler between a name and its percent; "busy ~50% of the time" is utilization
+    ("a 70b run on 15t tokens with 1024 gpus, 989 tflops peak each, mfu maybe 35%, $2 per "
+     "gpu-hour. cost?", "training_cost", {"mfu": 0.35}),
+    ("8 gpus at 2.49/hr each, the group does 3000 tokens/sec and is busy ~50% of the time. "
+     "cost per 1m tokens?", "serving_cost", {"utilization": 0.5}),
+    # the corpus states an H100's peak; other GPUs' peaks are asked for
+    ("cost to train a 7b model on 1t tokens on h100s at 40% mfu, $7/gpu-hour?",
+     "training_cost", {"peak_tflops_per_gpu": 989.0}),
+    # several links written as a multiple
+    ("sending 140gb of weights to another node over 8x 400g nics, 85% efficiency. how long?",
+     "transfer_time", {"links": 8, "link_gbps": 400.0}),
+    ("20gb kv cache handoff over a 200g link, assume 95% efficiency. seconds?",
+     "transfer_time", {"size_gb": 20.0, "link_gbps": 200.0, "efficiency": 0.95}),
+    # a server's or rack's power for the GPUs it holds; cents with power are a kWh price
+    ("b200 node draws 14.3kw for 8 gpus. site pue 1.2, power 15c/kwh. electricity a day?",
+     "power_cost", {"watts_per_server": 14300.0, "gpus_per_server": 8}),
+    ("one nvl72 rack pulling 120kw for its 72 gpus, pue 1.15, $0.11/kwh, 3 weeks?",
+     "power_cost", {"watts_per_server": 120000.0, "gpus_per_server": 72}),
+    ("2048 gpus at 1.1kw each all-in, pue 1.5, power at 7 cents, 90 days. electricity cost?",
+     "power_cost", {"price_per_kwh": 0.07}),
+])
+def test_blind_wordings_are_read(question, tool, expected):
+    req = detect(question)
+    assert req is not None and req.tool == tool and not req.missing, req
+    for key, value in expected.items():
+        assert req.args[key] == value, (key, req.args)
+
+
+def test_quotes_without_names_own_the_amounts_in_their_stretch():
+    req = detect("1k gpu run, two clouds: cloud1 is $1.99/gpu-hr and would take 45 days, "
+                 "cloud2 is $2.35/gpu-hr but 36 days. which wins on total cost?")
+    assert [(q["price_per_gpu_hour"], q["hours"]) for q in req.args["quotes"]] == [
+        (1.99, 1080.0), (2.35, 864.0)]
+    req = detect("comparing 3 vendors. x: 512 gpus at 2.39/hr, 21 days. y: 512 gpus at "
+                 "2.10/hr, ~25 days. z: 1024 gpus at 2.60/hr, 11 days. cheapest?")
+    assert [(q["gpus"], q["hours"]) for q in req.args["quotes"]] == [
+        (512, 504.0), (512, 600.0), (1024, 264.0)]
+
+
+def test_a_follow_up_spreads_a_transfer_over_more_links():
+    first = detect("how long to copy a 500gb checkpoint over a 400g link at 90% efficiency?")
+    again = detect("what if we spread it over 4 links?", first)
+    assert again is not None and again.tool == "transfer_time" and again.args["links"] == 4

@@ -246,11 +246,18 @@ _GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one
                  rf"\s{_EASE}$")
 
 
+# "a node draws 14.3 kW for 8 GPUs", "120 kW for its 72 GPUs": the power of a server or rack
+# and the GPUs it holds.
+_FOR_GPUS = rx(rf"\s(?:for|across|powering|feeding)\s(?:its|the|all|all\sits|those|our|their)?"
+               rf"\s?(?P<g>\d{{1,4}})\s?(?:x\s?)?{GPU}")
+
+
 def _watts_amount(m: re.Match[str], src: Source) -> list[Quantity]:
     factor = {"k": 1e3, "kilo": 1e3, "m": 1e6, "mega": 1e6}.get(m.group("sc") or "", 1.0)
     value = scaled(to_float(m.group("n")), factor)
     before = src.lower[max(0, m.start() - 40):m.start()]
-    if m.group("srv") or m.group("srv2") or _SERVER_BEFORE.search(before):
+    if m.group("srv") or m.group("srv2") or _SERVER_BEFORE.search(before) or (
+            _FOR_GPUS.match(src.lower, m.end())):
         kind = "watts_per_server"
     elif m.group("gpu") or m.group("gpu2") or _GPU_BEFORE.search(before):
         kind = "watts_per_gpu"
@@ -303,11 +310,21 @@ class _PowerCost(Calculator):
         if "watts_per_server" in args and "gpus_per_server" not in args:
             per_node = next((x.per_node for x in w.found if x.per_node), None)
             nvl = re.search(r"\bnvl(\d{1,3})\b", w.lower)
+            held = next((_FOR_GPUS.match(w.lower, x.end) for x in w.found
+                         if x.kind == "watts_per_server"), None)
             if per_node:
                 args["gpus_per_server"] = per_node
+            elif held:
+                args["gpus_per_server"] = int(held.group("g"))
             elif nvl:
                 args["gpus_per_server"] = int(nvl.group(1))
                 notes.append(f"An NVL{nvl.group(1)} rack holds {nvl.group(1)} GPUs.")
+        if "price_per_kwh" not in args:
+            # "power at 7 cents": a bare amount under a dollar, with power, is a kWh's price
+            bare = [x for x in w.found if x.kind in ("at_price", "money") and 0 < x.value < 1]
+            if len(bare) == 1:
+                args["price_per_kwh"] = bare[0].value
+                notes.append(f"{bare[0].text} is read as the electricity price per kWh.")
         if "gpus_per_server" in args:
             args["gpus_per_server"] = count(args["gpus_per_server"])
             nodes = w.first({"nodes"})

@@ -303,6 +303,25 @@ def _share(kind: str, w: Wording, quotes: list[dict[str, Any]], owner: Any) -> A
     return None
 
 
+def _in_order(w: Wording, kind: str, prices: list[Quantity], after: bool) -> list[float] | None:
+    """One amount of a kind in each quote's stretch of text (after its price up to the next
+    price, or before it back to the previous one), in order; None unless every quote has
+    exactly one and there are as many as quotes."""
+    found = [x for x in w.found if x.kind == kind]
+    if len(found) != len(prices) or len(prices) < 2:
+        return None
+    edges = [p.start for p in prices] + [len(w.lower)] if after else \
+        [0] + [p.end for p in prices]
+    values = []
+    for i, price in enumerate(prices):
+        lo, hi = (price.end, edges[i + 1]) if after else (edges[i], price.start)
+        inside = [x for x in found if lo <= x.start < hi]
+        if len(inside) != 1:
+            return None
+        values.append(inside[0].value)
+    return values
+
+
 def _quote_args(w: Wording) -> dict[str, Any]:
     markers = _markers(w.lower)
     prices = _prices(w, markers)
@@ -318,12 +337,21 @@ def _quote_args(w: Wording) -> dict[str, Any]:
     def owner(x: Quantity) -> int:
         return _owner(x, prices, cuts, starts)
 
-    hours = _share("hours", w, quotes, owner)
+    # Without names, each quote written as "price ... hours" ("cloud1 is $1.99/gpu-hr and
+    # would take 45 days, cloud2 is $2.35/gpu-hr but 36 days") or "gpus ... price" owns
+    # the amount in its own stretch of the text, when every quote has exactly one.
+    ordered = {} if starts is not None else {
+        "hours": _in_order(w, "hours", prices, after=True),
+        "gpus": _in_order(w, "gpus", prices, after=False)}
+    for kind, values in ordered.items():
+        for quote, value in zip(quotes, values or (), strict=False):
+            quote[kind] = count(value) if kind == "gpus" else value
+    hours = None if ordered.get("hours") else _share("hours", w, quotes, owner)
     if hours is not None:
         for quote in quotes:
             quote["hours"] = hours
     args: dict[str, Any] = {}
-    shared_gpus = _share("gpus", w, quotes, owner)
+    shared_gpus = None if ordered.get("gpus") else _share("gpus", w, quotes, owner)
     if shared_gpus is not None:
         args["gpus"] = shared_gpus
     used: set[str] = set()

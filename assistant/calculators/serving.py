@@ -200,6 +200,9 @@ RULES = (
                 r"(?P<ly>monthly|daily|weekly)\b)"), _monthly_tokens),
     Rule(33, rx(rf"{num('n')}(?P<pc>{PCT})\s?(?:gpu\s)?(?:utili[sz]ation|utili[sz]ed|util|"
                 r"busy)\b"), fraction_handler("utilization")),
+    # "utilization 50%", and "busy ~50% of the time" (a percent only)
+    Rule(35, rx(rf"\b(?:busy|utili[sz]ed){CONNECT}{num('n')}(?P<pc>{PCT})"),
+         fraction_handler("utilization")),
     Rule(34, rx(rf"\butili[sz]ation{CONNECT}{num('n')}(?P<pc>{PCT})?"),
          fraction_handler("utilization")),
 )

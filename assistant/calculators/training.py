@@ -342,7 +342,21 @@ RULES = (
 )
 
 
+# The one GPU whose peak the corpus states (the MFU page): "on H100s at 40% MFU" needs no
+# TFLOPS figure; any other GPU's peak is asked for, not guessed.
+_H100 = rx(r"\bh[12]00s?\b")
+H100_PEAK_TFLOPS = 989.0
+
+
 class _TrainingCost(Calculator):
+    def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
+        args, notes = super().read(w)
+        if ("peak_tflops_per_gpu" not in args and _H100.search(w.lower)
+                and any(k in args for k in ("parameters", "tokens", "mfu"))):
+            args["peak_tflops_per_gpu"] = H100_PEAK_TFLOPS
+            notes = [*notes, "An H100 (or H200) SXM peaks at about 989 TFLOPS dense BF16."]
+        return args, notes
+
     def intends(self, w: Wording) -> bool:
         # "How long to train 70B on 15T tokens at ...": a figure asked for from model size.
         return bool(WEAK_INTENT.search(w.lower)) and bool(_MODEL_KINDS & w.kinds())

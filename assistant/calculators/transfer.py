@@ -36,7 +36,7 @@ from assistant.calculators.allreduce import (
     format_seconds,
     format_size,
 )
-from assistant.wording import MONEY_KINDS, Wording, rx
+from assistant.wording import MONEY_KINDS, Quantity, Rule, Source, Wording, rx
 
 MAX_LINKS = 1024
 
@@ -106,7 +106,23 @@ def transfer_time(size_gb: float, link_gbps: float, efficiency: float = 1.0,
 
 _ALLREDUCE = rx(r"\ball[\s-]?reduc\w*|\ball[\s-]?(?:gather|to[\s-]?all)\b|\bcollective")
 _MOVING = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|takes?|taking|took|transfer\w*|"
-             r"send(?:s|ing)?|sent|move[sd]?|moving|copy(?:ing)?|push\w*)\b")
+             r"send(?:s|ing)?|sent|move[sd]?|moving|copy(?:ing)?|push\w*|hand-?offs?|"
+             r"how\smany\s(?:seconds|ms|milliseconds|minutes)|seconds\?|spread\w*)\b")
+
+
+# "over 8x 400g nics", "2x 800G ports": that many links in parallel (the speed is read apart)
+_MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b|gbps|gbit|tbps))")
+# "spread it over 4 links", "across 8 nics", "two ports"
+_LINKS = rx(r"\b(?:over|across|on|with|using|via|onto)\s(?P<n>\d{1,3}|two|three|four|six|eight)\s"
+            r"(?:(?:parallel|separate|bonded|[a-z]+\s)?(?:links|nics|ports|rails|adapters|cards|"
+            r"connections))\b")
+_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8}
+
+
+def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
+    raw = m.group("n")
+    value = float(_WORDS.get(raw.lower(), 0) or raw)
+    return [Quantity("links", value, m.start("n"), m.end("n"), raw)]
 
 
 class _TransferTime(Calculator):
@@ -146,6 +162,7 @@ CALCULATOR = _TransferTime(
     },
     required=("size_gb", "link_gbps"),
     kinds={"buffer_gb": "size_gb"},
+    rules=(Rule(20, _MULTIPLIED, _count_links), Rule(21, _LINKS, _count_links)),
     priority=40,
     example={"size_gb": 20, "link_gbps": 400},
     order=55,
