@@ -15,7 +15,7 @@ from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence
-from .polarity import YES_NO_OPENING, opening, without_opening
+from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
 from .verdict import Verdict, settle
@@ -183,6 +183,9 @@ def _against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
     go past one rack?" is not answered No by a common mistake the FAQ's "Yes, but" allows)."""
     if faq is None or not faq.sentences:
         return False
+    if POLAR_OPENING.match(faq.sentences[0].text) and not YES_NO_OPENING.match(
+            faq.sentences[0].text):
+        return True  # the FAQ asked says "It depends": no reading says a plain Yes or No
     authored = YES_NO_OPENING.match(faq.sentences[0].text)
     word = settled.word or (YES_NO_OPENING.match(settled.sentence.text) or [""])[0]
     return bool(authored and word) and authored.group(0).lower() != str(word).lower()
@@ -196,7 +199,13 @@ def compose_answer(draft: Draft) -> Answer:
     lead, faq, faq_lead = rule_choices(draft, pool)
     quoted: list[Chunk] = list(faq_lead) or ([lead] if lead is not None else [])
     answered = intent is Intent.YES_NO and faq is not None and faq.polar
-    if intent is Intent.YES_NO and not answered:
+    # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
+    # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
+    # Ultra Ethernet NICs?").
+    depends = faq is not None and bool(faq.sentences) and bool(
+        POLAR_OPENING.match(faq.sentences[0].text)) and not YES_NO_OPENING.match(
+        faq.sentences[0].text)
+    if intent is Intent.YES_NO and not answered and not depends:
         near = polar_neighbour(draft)
         if near is not None:
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
@@ -232,7 +241,9 @@ def compose_answer(draft: Draft) -> Answer:
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
         # A Yes/No/It depends stays only where it answers this question: the first sentence
         # of a settled answer; elsewhere it answered another question and is dropped.
-        text = (opening(verdict, sentence.text) if i == 0 and answered
+        # ...and the matched FAQ's own "It depends" stays where that FAQ's answer leads.
+        own = depends and faq is not None and sentence is faq.sentences[0]
+        text = (opening(verdict, sentence.text) if i == 0 and (answered or own)
                 else without_opening(sentence.text))
         parts.append(f"{text} [{n}]")
     if not parts:

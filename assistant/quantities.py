@@ -365,6 +365,10 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     inputs = [x for x in w.found if _is_input(x.kind)]
     if not inputs:
         return None
+    if previous is None and len(inputs) == 1 and _POLAR_ASK.match(w.lower):
+        # "can the network really add 30% to training cost?": a yes/no question about one
+        # amount is answered from the corpus, not with a calculation asking for the rest.
+        return None
     hint = _pick(w)
     chosen = hint or calc.fallback()
     # With nothing selecting a calculator, the fallback must have something to calculate
@@ -393,6 +397,9 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
                                          or _prices_something_else(w)):
         return None
     return _request(spec, w, previous)
+
+
+_POLAR_ASK = re.compile(r"\s*(?:can|could|does|do|did|is|are|will|would|should|might|may)\b")
 
 
 def _answers(w: Wording, inputs: list[Quantity], previous: CalcRequest,

@@ -1168,3 +1168,16 @@ def test_a_follow_up_spreads_a_transfer_over_more_links():
     first = detect("how long to copy a 500gb checkpoint over a 400g link at 90% efficiency?")
     again = detect("what if we spread it over 4 links?", first)
     assert again is not None and again.tool == "transfer_time" and again.args["links"] == 4
+
+
+@pytest.mark.parametrize("question", [
+    "can the network really add 30% to training cost?? seems like a lot",
+    "is 400g enough?",
+])
+def test_a_yes_no_question_about_one_amount_is_no_calculation(question):
+    assert detect(question) is None
+
+
+def test_a_request_phrased_as_can_you_still_calculates():
+    req = detect("can you work out 64 gpus at $2 for a month")
+    assert req is not None and req.tool == "gpu_hour_cost" and not req.missing
