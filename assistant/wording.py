@@ -324,12 +324,6 @@ def _word_duration(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("hours", number * _unit_hours(m.group("u")), m, src)
 
 
-def _schedule(m: re.Match[str], src: Source) -> list[Quantity]:
-    # "12 hours a day for 30 days": the hours of each day times the days (or weeks, months)
-    days = to_float(m.group("d")) * _unit_hours(m.group("u")) / HOURS_PER_DAY
-    return q("hours", scaled(to_float(m.group("n")), days), m, src)
-
-
 def _period(m: re.Match[str], src: Source) -> list[Quantity]:
     unit = m.group("u") or {"daily": "day", "weekly": "week", "monthly": "month",
                             "yearly": "year", "annually": "year"}[m.group("adv")]
@@ -364,8 +358,6 @@ CORE_RULES: tuple[Rule, ...] = (
     # "60%" that no rule above claimed: which input it is depends on the calculation (a
     # follow-up "what about 60%?" after a serving cost is its utilization).
     Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
-    Rule(88, rx(rf"{num('n')}\s?{_HOUR}\s?(?:a|per|each|every|/)\s?day,?\s(?:for|over|across|"
-                rf"x|×)\s{num('d')}\s?(?P<u>days?|weeks?|wks?|months?)\b"), _schedule),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
                 rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),

@@ -32,7 +32,20 @@ from assistant.calculators._base import (
     format_price,
     gpus_text,
 )
-from assistant.wording import HOURLY, Wording
+from assistant.wording import (
+    HOURLY,
+    HOURS_PER_DAY,
+    Quantity,
+    Rule,
+    Source,
+    Wording,
+    num,
+    q,
+    rx,
+    scaled,
+    to_float,
+)
+from assistant.wording import _unit_hours as unit_hours
 
 
 class GpuHourCostInput(Inputs):
@@ -92,6 +105,18 @@ def gpu_hour_cost(gpus: int, price_per_gpu_hour: float, hours: float) -> GpuHour
 _PER_GPU = re.compile(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$")
 
 
+def _schedule(m: re.Match[str], src: Source) -> list[Quantity]:
+    # "12 hours a day for 30 days": the hours of each day times the days (or weeks, months);
+    # a rule of this module, but like every calculator's rules it reads every question.
+    days = to_float(m.group("d")) * unit_hours(m.group("u")) / HOURS_PER_DAY
+    return q("hours", scaled(to_float(m.group("n")), days), m, src)
+
+
+SCHEDULE = Rule(88, rx(rf"{num('n')}\s?(?:hours?|hrs?|h)\s?(?:a|per|each|every|/)\s?day,?\s"
+                       rf"(?:for|over|across|x|×)\s{num('d')}\s?(?P<u>days?|weeks?|wks?|months?)"
+                       r"\b"), _schedule)
+
+
 class _GpuHourCost(Calculator):
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
@@ -133,6 +158,7 @@ CALCULATOR = _GpuHourCost(
         'working, or {"error": ...} naming a bad input.'),
     required=("gpus", "price_per_gpu_hour", "hours"),
     fallback=True,
+    rules=(SCHEDULE,),
     example={"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100},
     order=10,
 )
