@@ -177,14 +177,20 @@ def rule_choices(draft: Draft, pool: list[Candidate]
     return lead, faq, faq_sentences(draft, faq) if faq is not None else []
 
 
+def _depends(faq: FAQMatch | None) -> bool:
+    """True if the answer of the FAQ matched to the question opens with "It depends"."""
+    return (faq is not None and bool(faq.sentences)
+            and bool(POLAR_OPENING.match(faq.sentences[0].text))
+            and not YES_NO_OPENING.match(faq.sentences[0].text))
+
+
 def _against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
     """True if a verdict says the opposite of the Yes or No (hedged or not: "Yes, but
     rarely") that opens the answer of the FAQ matched to the question ("can an NVLink domain
     go past one rack?" is not answered No by a common mistake the FAQ's "Yes, but" allows)."""
     if faq is None or not faq.sentences:
         return False
-    if POLAR_OPENING.match(faq.sentences[0].text) and not YES_NO_OPENING.match(
-            faq.sentences[0].text):
+    if _depends(faq):
         return True  # the FAQ asked says "It depends": no reading says a plain Yes or No
     authored = YES_NO_OPENING.match(faq.sentences[0].text)
     word = settled.word or (YES_NO_OPENING.match(settled.sentence.text) or [""])[0]
@@ -202,9 +208,7 @@ def compose_answer(draft: Draft) -> Answer:
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
     # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
     # Ultra Ethernet NICs?").
-    depends = faq is not None and bool(faq.sentences) and bool(
-        POLAR_OPENING.match(faq.sentences[0].text)) and not YES_NO_OPENING.match(
-        faq.sentences[0].text)
+    depends = _depends(faq)
     if intent is Intent.YES_NO and not answered and not depends:
         near = polar_neighbour(draft)
         if near is not None:

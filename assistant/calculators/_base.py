@@ -28,6 +28,8 @@ from assistant.wording import CORE_INPUTS, Rule, Wording, simple_args
 # use them as bounds, so the tool schema and the calculator reject the same values.
 MAX_GPUS = 10_000_000
 MAX_PRICE_PER_GPU_HOUR = 100_000.0
+#: "$3.20 per GPU", "$1.65 a gpu": an amount written per GPU (a money_other's text ends so).
+PER_GPU = re.compile(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$", re.I)
 MAX_HOURS = 876_000.0  # 100 years
 MAX_PARAMETERS = 1e15
 MAX_TOKENS = 1e18

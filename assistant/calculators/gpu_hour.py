@@ -21,6 +21,7 @@ from assistant.calculators._base import (
     MAX_GPUS,
     MAX_HOURS,
     MAX_PRICE_PER_GPU_HOUR,
+    PER_GPU,
     Calculator,
     CalculatorError,
     Inputs,
@@ -102,7 +103,6 @@ def gpu_hour_cost(gpus: int, price_per_gpu_hour: float, hours: float) -> GpuHour
     )
 
 
-_PER_GPU = re.compile(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$")
 
 
 def _schedule(m: re.Match[str], src: Source) -> list[Quantity]:
@@ -127,7 +127,7 @@ class _GpuHourCost(Calculator):
         # "for 1000 hours if the rate is $1.65 a gpu": with the hours given apart, an amount
         # per GPU is the price per GPU-hour, and the answer says so.
         if "price_per_gpu_hour" not in args and "hours" in args:
-            per_gpu = [x for x in w.found if x.kind == "money_other" and _PER_GPU.search(x.text)]
+            per_gpu = [x for x in w.found if x.kind == "money_other" and PER_GPU.search(x.text)]
             if len(per_gpu) == 1:
                 args["price_per_gpu_hour"] = per_gpu[0].value
                 notes = [*notes, f"{per_gpu[0].text} is read as a price per GPU-hour."]

@@ -25,6 +25,7 @@ from assistant.calculators._base import (
     MAX_QUOTE_NAME_CHARS,
     MAX_QUOTES,
     MIN_QUOTES,
+    PER_GPU,
     Calculator,
     CalculatorError,
     Inputs,
@@ -206,7 +207,6 @@ _BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
                  r"(?=\s?(?:[,;.)!?]|$|(?:and|but|or|vs|versus|while|whereas|with|which|if|"
                  r"so|then)\b))")
 # "$3.20 per GPU" beside prices per GPU-hour, in a comparison, is per GPU-hour too.
-_PER_GPU = rx(r"(?:per|/|a|an|each)\s?(?:gpu|card)s?$")
 
 
 def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
@@ -228,7 +228,7 @@ def _prices(w: Wording, markers: list[re.Match[str]]) -> list[Quantity]:
     if len(prices) < 2 and (len(markers) >= 2 or _COMPARE_WORD.search(w.lower)):
         # "$6.50 for 130 h vs $7 for 100 h": bare amounts are prices once quotes are compared.
         prices = [x for x in w.found if x.kind in ("price", "at_price", "money")
-                  or (x.kind == "money_other" and _PER_GPU.search(x.text))]
+                  or (x.kind == "money_other" and PER_GPU.search(x.text))]
     if len(prices) < len(markers):
         prices += _bare_prices(w, markers, prices)
     return sorted(prices, key=lambda x: x.start)

@@ -36,6 +36,7 @@ from assistant.calculators.allreduce import (
     format_seconds,
     format_size,
 )
+from assistant.wording import _WORD_NUMBERS as WORD_NUMBERS
 from assistant.wording import MONEY_KINDS, Quantity, Rule, Source, Wording, rx
 
 MAX_LINKS = 1024
@@ -116,12 +117,11 @@ _MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b
 _LINKS = rx(r"\b(?:over|across|on|with|using|via|onto)\s(?P<n>\d{1,3}|two|three|four|six|eight)\s"
             r"(?:(?:parallel|separate|bonded|[a-z]+\s)?(?:links|nics|ports|rails|adapters|cards|"
             r"connections))\b")
-_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8}
 
 
 def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
     raw = m.group("n")
-    value = float(_WORDS.get(raw.lower(), 0) or raw)
+    value = float(WORD_NUMBERS.get(raw.lower(), 0) or raw)
     return [Quantity("links", value, m.start("n"), m.end("n"), raw)]
 
 
