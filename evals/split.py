@@ -20,6 +20,12 @@ Third round, calculators only, 2026-11-26: 42 calculator questions written blind
 were scored once, alone, after the calculator work (`python -m assistant eval --golden
 POOL.jsonl`: calculator chosen 0.833, figures right 0.810, against 0.80 / 0.62 for the
 second round's 45 before it), then appended to dev (573 questions).
+
+Fourth round, 2026-11-26: the second round's test split (275, spent) was appended to dev
+(848 questions). Four new pools written blind the same morning, by writers who read only
+`corpus/` (three of visitor questions over a third of the pages each, ids v5a/v5b/v5c, 76
+each; one of calculator questions, ids c5, 42), became the sealed test split whole (270
+questions), before any work of that session was measured on anything.
 """
 
 from __future__ import annotations
