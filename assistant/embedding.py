@@ -40,6 +40,11 @@ log = logging.getLogger(__name__)
 EXPORT_VERSION = "1"
 #: Largest difference allowed between an exported model's vectors and the torch model's.
 EXPORT_TOLERANCE = 1e-4
+#: Smallest cosine allowed between the int8 model's vectors and the float export's.
+INT8_MIN_COSINE = 0.97
+#: The backends, the default first: the float ONNX export quantized to int8, the float export,
+#: sentence-transformers on torch.
+BACKENDS = ("onnx-int8", "onnx", "torch")
 _CHECK_TEXTS = ["what is infiniband?", "x",
                 "RoCE carries RDMA over Ethernet; it needs a lossless fabric " * 8]
 
@@ -86,6 +91,62 @@ def ensure_export(settings: Settings) -> Path:
     export_onnx(resolve_model(settings.embedding_model), folder)
     log.info("exported the embedding model to ONNX in %.1f s: %s",
              time.perf_counter() - t0, folder)
+    return folder
+
+
+def ensure_int8(settings: Settings) -> Path:
+    """Return the cached int8 quantization of the ONNX export, making it first if needed."""
+    source = ensure_export(settings)
+    folder = source.with_name(source.name + "-int8")
+    if (folder / "model.onnx").is_file() and (folder / "embedder.json").is_file():
+        return folder
+    t0 = time.perf_counter()
+    quantize_onnx(source, folder)
+    log.info("quantized the embedding model to int8 in %.1f s: %s",
+             time.perf_counter() - t0, folder)
+    return folder
+
+
+def quantize_onnx(source: Path, folder: Path) -> Path:
+    """Quantize an ONNX export's weights to int8 (onnxruntime's dynamic quantization, one
+    scale per output channel) into `folder`; check its vectors against the float model's.
+
+    Measured here on the packaged MiniLM: a question embeds in about a quarter of the time
+    (0.87 ms against 3.3 ms on one thread), at a mean cosine of 0.993 to the float vectors.
+    """
+    import numpy as np
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    root = logging.getLogger()
+    level = root.level
+    try:
+        for path in source.iterdir():
+            if path.is_file() and path.name != "model.onnx":
+                shutil.copy2(path, tmp / path.name)
+        root.setLevel(logging.ERROR)  # quantize_dynamic's advice on pre-processing
+        try:
+            quantize_dynamic(str(source / "model.onnx"), str(tmp / "model.onnx"),
+                             per_channel=True, weight_type=QuantType.QInt8)
+        finally:
+            root.setLevel(level)
+        want = OnnxEmbeddings(source, threads=1).encode(_CHECK_TEXTS)
+        got = OnnxEmbeddings(tmp, threads=1).encode(_CHECK_TEXTS)
+        cosine = float(np.min(np.sum(want * got, axis=1)))
+        if cosine < INT8_MIN_COSINE:
+            raise ExportError(f"the int8 model's vectors are too far from the float model's "
+                              f"(cosine {cosine:.3f}, at least {INT8_MIN_COSINE} wanted); set "
+                              "ASSISTANT_EMBEDDING_BACKEND=onnx")
+        try:
+            tmp.rename(folder)
+        except OSError:  # another process made it at the same time: keep theirs
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return folder
 
 
@@ -229,7 +290,14 @@ def torch_embeddings(settings: Settings) -> Embeddings:
 
 
 def build_embeddings(settings: Settings) -> Embeddings:
-    """Return the embedder the settings name (ONNX by default, exported on first use)."""
+    """Return the embedder the settings name (int8 ONNX by default, made on first use)."""
+    if settings.embedding_backend == "onnx-int8":
+        # One text per pass: dynamic quantization scales activations by the whole batch, so
+        # a text's vector would depend on the texts embedded with it (a question's, on who
+        # else asked at that moment). Alone, it is the same every time, and int8 passes are
+        # short enough that batching saved nothing here (4,450 passages: 20.7 s against 19.9).
+        return OnnxEmbeddings(ensure_int8(settings), threads=settings.torch_threads,
+                              batch_size=1)
     if settings.embedding_backend == "onnx":
         return OnnxEmbeddings(ensure_export(settings), threads=settings.torch_threads)
     return torch_embeddings(settings)

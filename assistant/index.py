@@ -143,9 +143,11 @@ class Index:
 
     @cached_property
     def batcher(self) -> QueryBatcher:
-        """Embeds the questions of concurrent answers in one forward pass."""
+        """Embeds the questions of concurrent answers in one forward pass (the int8 model
+        embeds one text per pass, so its questions queue without waiting for company)."""
+        one_at_a_time = getattr(self.embeddings, "batch_size", 32) == 1
         return QueryBatcher(self.embeddings.embed_documents,
-                            wait_ms=self.settings.embed_batch_wait_ms)
+                            wait_ms=0.0 if one_at_a_time else self.settings.embed_batch_wait_ms)
 
     @property
     def backend(self) -> str:

@@ -49,6 +49,7 @@ PRIVATIVE = re.compile(r"\b(skip(s|ped|ping)?|avoid(s|ed|ing)?|bypass(es|ed|ing)
 _QUALIFIER = re.compile(r"\b(?:[a-z]+\d+[a-z\d]*|\d+[a-z]+\b)", re.I)
 _JOINED = re.compile(r"\b(stage|gen|generation|version|tier|v|zero|x)[\s-]+(\d+)\b", re.I)
 _RATE = re.compile(r"\b(\d+)\s*(?:gb/s|gbps|gbit/s|gb|g)\b", re.I)
+_BYTES = re.compile(r"\b(\d+)\s*(?:GB/s|GBps|GByte/s)")  # bytes, not bits: a capital B
 _SPELLED = {"generation": "gen", "version": "v", "zero": "stage"}
 _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+", re.I)
 
@@ -65,7 +66,8 @@ NEGATION_REACH = 6
 def qualifiers(text: str) -> frozenset[str]:
     """The qualifiers of a text ("RoCE v1", "Gen5 x16", "800G", "ZeRO-3" -> v1, gen5, x16,
     800g, stage3): a Yes or No said of RoCE v2, ZeRO stage 3 or 400G is not one about v1,
-    stage 2 or 800G."""
+    stage 2 or 800G, nor one of 400 Gb/s about 400 GB/s (bytes)."""
+    text = _BYTES.sub(lambda m: f"{m.group(1)}gbyte", text)  # "400 GB/s" is not 400G
     text = _RATE.sub(lambda m: f"{m.group(1)}g", text.lower())
     text = _JOINED.sub(lambda m: _SPELLED.get(m.group(1), m.group(1)) + m.group(2), text)
     found = set()
@@ -145,6 +147,15 @@ def _claim(sentence: str, start: int) -> str:
     """The claim a "mistake is assuming ..." names: up to its reason or condition."""
     return re.split(r",|\s(?:since|because|when|although|though|while|so)\s", sentence[start:],
                     maxsplit=1)[0]
+
+
+def mistake_qualifiers(sentence: str) -> frozenset[str]:
+    """The qualifiers of the claim a "common mistake is assuming ..." names (NVL72 in "...
+    assuming that many NVL72 racks form one NVLink domain"); empty for any other sentence."""
+    mistake = _MISTAKE.search(sentence)
+    if not mistake or mistake.group(0).lower().startswith("is"):
+        return frozenset()
+    return qualifiers(_claim(sentence, mistake.end()))
 
 
 def _turned(claim: str) -> bool:

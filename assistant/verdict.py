@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .corpus import Chunk
+from .corpus import Chunk, is_table_row
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
-from .polarity import explain, same_qualifiers, turned_alike
+from .polarity import explain, mistake_qualifiers, qualifiers, same_qualifiers, turned_alike
 from .words import stems_of
 
 #: A sentence must be at least this close to a yes/no question to settle it.
@@ -94,6 +94,10 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
     return False
 
 
+#: Advice asked for: a sentence stating what a setting does affirms the fact, not the advice
+#: ("should I just enable PFC on every priority to be safe?").
+_ADVICE = re.compile(r"\b(should|shall|worth|better|recommend(ed)?|to\s+be\s+safe|"
+                     r"(ok|okay|safe|wise|smart)\s+to|a\s+good\s+idea)\b", re.I)
 _POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 
 
@@ -122,6 +126,17 @@ class Verdict(NamedTuple):
     word: str
     sentence: Chunk
     how: str
+
+
+def _same_case(draft: Draft, sentence: str) -> bool:
+    """True unless the mistake a sentence names is qualified ("many NVL72 racks") and the
+    question, with its subject, names none of those qualifiers ("can an NVLink domain span
+    more than one rack?" is answered Yes elsewhere, for NVLink in general)."""
+    named = mistake_qualifiers(sentence)
+    if not named:
+        return True
+    page = draft.corpus.pages.get(draft.subject) if draft.subject else None
+    return bool(named & qualifiers(f"{draft.question} {page.title if page else ''}"))
 
 
 def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
@@ -165,6 +180,14 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                 _POINTS_BACK.search(draft.question) and not (lent and how == "mistake"))):
             # "does that also hit ...?", "is that actually non-blocking?": part of the claim
             # is in the conversation or the message, not in what a general sentence says
+            continue
+        if how == "mistake" and not _same_case(draft, c.sentence.text):
+            continue  # a mistake said of NVL72 racks is no No for NVLink in general
+        if how == "affirm" and (is_table_row(c.sentence.id) or _ADVICE.search(draft.question)):
+            # A restatement says Yes to a fact stated in a sentence; not to advice, and not
+            # from a table's cell ("Management: InfiniBand central subnet manager; RoCE v2
+            # distributed" said Yes to "does RoCE v2 need a subnet manager?"). Measured on
+            # the blind dev split, every restatement Yes to such questions was wrong.
             continue
         if word is not None:
             return Verdict(word, c.sentence, how)

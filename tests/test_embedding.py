@@ -131,6 +131,32 @@ def test_the_export_is_made_once_and_kept(settings, tmp_path):
 
 
 @pytest.mark.model
+def test_the_int8_model_is_made_once_next_to_the_export_and_stays_close(settings):
+    import numpy as np
+
+    from assistant.embedding import INT8_MIN_COSINE, OnnxEmbeddings, ensure_export, ensure_int8
+
+    folder = ensure_int8(settings)
+    assert folder.name == ensure_export(settings).name + "-int8"
+    made = (folder / "model.onnx").stat().st_mtime_ns
+    assert ensure_int8(settings) == folder and (folder / "model.onnx").stat().st_mtime_ns == made
+    # int8 weights: about a quarter of the float file
+    assert (folder / "model.onnx").stat().st_size < 0.4 * (
+        ensure_export(settings) / "model.onnx").stat().st_size
+    texts = ["what is infiniband?", "does roce need pfc?", "RoCE needs a lossless fabric. " * 20]
+    want = OnnxEmbeddings(ensure_export(settings)).encode(texts)
+    got = OnnxEmbeddings(folder).encode(texts)
+    assert (want * got).sum(axis=1).min() >= INT8_MIN_COSINE
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    # A text's vector never depends on the texts embedded with it (a question's, on who
+    # else asked at that moment): the served int8 model embeds one text per pass.
+    from assistant.embedding import build_embeddings
+    served = build_embeddings(settings.replace(embedding_backend="onnx-int8"))
+    together = np.asarray(served.embed_documents([texts[0], texts[2], texts[1]]))
+    assert np.array_equal(together[0], np.asarray(served.embed_query(texts[0])))
+
+
+@pytest.mark.model
 def test_a_served_answer_never_imports_torch(built):
     # A process of its own: this one has imported torch for other tests.
     code = ("import sys, json\nfrom assistant.chain import Assistant\n"
@@ -161,7 +187,7 @@ def test_an_index_is_searched_only_with_the_backend_it_was_built_with(small_sett
         by_onnx.check_ready()
     report = by_onnx.ingest(corpus, progress=False)
     assert report.rebuilt and report.units_reused == 0  # no torch vector is kept
-    assert by_onnx.check_ready().embedding_backend == "onnx"
+    assert by_onnx.check_ready().embedding_backend == small_settings.embedding_backend
     assert by_onnx.ingest(corpus, progress=False).units_embedded == 0
     hits = by_onnx.search_vector(by_onnx.embed_query("RDMA over Ethernet on UDP port 4791"), 3)
     assert hits[0][0].slug == "roce"

@@ -133,3 +133,19 @@ def test_questions_asked_the_other_way_round_are_not_alike(question, faq, alike)
     from assistant.polarity import turned_alike
 
     assert turned_alike(question, faq) is alike
+
+
+def test_bytes_are_not_bits():
+    from assistant.polarity import qualifiers, same_qualifiers
+    assert qualifiers("is a 400G nic really 400 GB/s?") == {"400g", "400gbyte"}
+    assert not same_qualifiers("is it 400 GB/s?", "one 400 Gb/s adapter per GPU")
+    assert same_qualifiers("is it 400 gb/s?", "one 400 Gb/s adapter per GPU")
+
+
+def test_a_mistake_names_the_case_it_is_said_of():
+    from assistant.polarity import mistake_qualifiers
+    assert mistake_qualifiers("A common mistake is assuming that a cluster of many NVL72 "
+                              "racks forms one giant NVLink domain.") == {"nvl72"}
+    assert mistake_qualifiers("A common mistake is to treat RoCE v1 and RoCE v2 as "
+                              "interchangeable, when only RoCE v2 can be routed.") == {"v1", "v2"}
+    assert mistake_qualifiers("RoCE v2 can be routed.") == frozenset()
