@@ -213,6 +213,8 @@ class LogDatabase:
     # -- privacy ---------------------------------------------------------------------------
 
     def _salt_bytes(self) -> bytes:
+        if self._salt is not None:  # read without the lock: the access log hashes on the
+            return self._salt       # event loop, which must never wait for a log write
         with self._lock:
             if self._salt is None:
                 path = self.path.parent / SALT_FILE

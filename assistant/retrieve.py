@@ -96,6 +96,8 @@ class _Snapshot:
     bm25: Any
     terms: TermMatcher
     built_at: float | None
+    #: Every sentence's similarity to the last few question vectors (`sentence_sims`).
+    _sims: dict[bytes, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, index: VectorIndex, corpus: Corpus) -> _Snapshot:
@@ -137,9 +139,25 @@ class _Snapshot:
             tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary, plain),
             built_at=manifest.built_at)
 
+    def sentence_sims(self, qv: Any) -> np.ndarray:
+        """Every sentence's similarity to a question vector: one product per question, which
+        retrieval, the draft, the leads and the composer then read (they used to each
+        multiply their own rows)."""
+        import numpy as np
+
+        qv = np.asarray(qv, dtype=np.float32)
+        key = qv.tobytes()
+        sims = self._sims.get(key)
+        if sims is None:
+            sims = self.sentence_matrix @ qv
+            if len(self._sims) >= 16:  # concurrent questions each keep theirs a moment
+                self._sims.clear()
+            self._sims[key] = sims
+        return sims
+
     def chunk_similarity(self, chunk_id: str, qv: np.ndarray) -> float:
         rows = self.rows_by_chunk.get(chunk_id)
-        return float((self.sentence_matrix[list(rows)] @ qv).max()) if rows else 0.0
+        return float(self.sentence_sims(qv)[list(rows)].max()) if rows else 0.0
 
     def pages_asking(self, qv: np.ndarray, threshold: float) -> set[str]:
         """Return the pages with an FAQ question at least `threshold` close to the query."""
@@ -228,7 +246,8 @@ class Retriever:
         if not q or not any(q[0]):
             return []
         k = min(DEPTH, len(snap.chunks))
-        docs, scores = snap.bm25.retrieve(q, k=k, show_progress=False, n_threads=1)
+        # n_threads=0: bm25s maps in this thread; 1 starts a thread pool for every query
+        docs, scores = snap.bm25.retrieve(q, k=k, show_progress=False, n_threads=0)
         return [(snap.chunks[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
                 if s > 0]
 
@@ -348,7 +367,7 @@ class Retriever:
         rows = [i for slug in dict.fromkeys(slugs) for i in snap.rows_by_slug.get(slug, ())]
         if not rows:
             return []
-        sims = snap.sentence_matrix[rows] @ np.asarray(vector, dtype=np.float32)
+        sims = snap.sentence_sims(vector)[rows]
         return [(snap.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
 
     def faq_question_of(self, chunk_id: str) -> str | None:
