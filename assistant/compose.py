@@ -258,7 +258,8 @@ def compose_answer(draft: Draft) -> Answer:
     text = " ".join(parts) + f"\n\n{templates()['answer']['more']}: {pointer.title} [{n}]"
     note = _support_note(faq, quoted)
     text = _with_note(text, note)
-    sims = [c.similarity for c in pool if c.sentence in quoted]
+    said = {s.id for s in quoted}  # ids: comparing whole sentences field by field was slow
+    sims = [c.similarity for c in pool if c.sentence.id in said]
     confidence = max(sims + [faq.similarity if faq else 0.0], default=0.0) or \
         draft.retrieval.best_similarity
     return Answer(text=text, citations=cites.build(), retrieved=draft.retrieval.slugs,

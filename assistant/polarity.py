@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 POLAR_OPENING = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
 YES_NO_OPENING = re.compile(r"^(yes|no)\b", re.I)
@@ -63,6 +64,7 @@ COVER_AFFIRM = 0.75
 NEGATION_REACH = 6
 
 
+@lru_cache(maxsize=8192)
 def qualifiers(text: str) -> frozenset[str]:
     """The qualifiers of a text ("RoCE v1", "Gen5 x16", "800G", "ZeRO-3" -> v1, gen5, x16,
     800g, stage3): a Yes or No said of RoCE v2, ZeRO stage 3 or 400G is not one about v1,

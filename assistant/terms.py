@@ -53,6 +53,11 @@ class TermMatcher:
         self.compacts = [{k.replace(" ", ""): v for k, v in t.items()} for t in self.tables]
         self.vocabulary = vocabulary
         self._fuzzy_keys = [k for k in self.compacts[0] if len(k) >= 5]
+        # The typo search reads only keys of about the word's length and with its figures.
+        self._fuzzy_by: dict[tuple[int, tuple[str, ...]], list[tuple[int, str]]] = {}
+        for n, key in enumerate(self._fuzzy_keys):
+            self._fuzzy_by.setdefault((len(key), tuple(re.findall(r"\d+", key))), []).append(
+                (n, key))
         self._short_keys = [k for k in self.compacts[0] if len(k) == 4]
         # One question's text is searched several times (its subject, its shape, the FAQ
         # questions near it), and FAQ questions recur across visitors: remember the answers.
@@ -140,12 +145,11 @@ class TermMatcher:
             return None
         edits = 1 if len(word) < 9 else 2
         best = None
-        digits = re.findall(r"\d+", word)
-        for key in self._fuzzy_keys:
-            if abs(len(key) - len(word)) > edits:
-                continue
-            if re.findall(r"\d+", key) != digits:
-                continue  # "400g transceiver" is no typo of "800g transceiver": figures differ
+        # "400g transceiver" is no typo of "800g transceiver": the figures must be the same
+        digits = tuple(re.findall(r"\d+", word))
+        near = sorted(pair for size in range(len(word) - edits, len(word) + edits + 1)
+                      for pair in self._fuzzy_by.get((size, digits), ()))
+        for _, key in near:
             d = DamerauLevenshtein.distance(word, key, score_cutoff=edits)
             if d <= edits and (best is None or d < best[1]):
                 best = (key, d)
