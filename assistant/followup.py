@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from .inputs import Message
     from .terms import TermMatcher
 
+_OR_CLAUSE = re.compile(r"\bor\s+(can|could|do|does|did|is|are|should|would|will|must|may|"
+                        r"i|we|you|it|they)\b")
 _PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
                       re.I)
 # "does RoCE need one too?": an object "one" stands for the previous turn's thing, never for
@@ -84,7 +86,10 @@ class FollowUps:
         if _COMPARING.search(q.replace(" or ", " ")):
             return False
         starts = sorted((m.start, m.start + len(m.said)) for m in self.matcher.find(q.lower()))
-        return not any(" or " in q.lower()[a[1]:b[0] + 1]
+        # "is PFC required for RoCE *or can I* get away with just ECN": an "or" that opens a
+        # clause of its own joins two questions, not the two terms around it.
+        return not any(" or " in (between := q.lower()[a[1]:b[0] + 1])
+                       and not _OR_CLAUSE.search(between)
                        for a, b in zip(starts, starts[1:], strict=False))
 
     def previous_subject(self, history: list[Message], page: str | None) -> str | None:

@@ -90,6 +90,9 @@ _DRAWBACK = _rx(r"\b(catch|downsides?|drawbacks?|disadvantages?|cons|pitfalls?|g
 _DEFINITION = _rx(r"^(so\s+|and\s+|ok(ay)?,?\s+)?(what\s*(is|are|'s|s)|whats|define|definition|"
                   r"meaning\s+of|explain|tell\s+me\s+about|what\s+does\s+\S+(\s+\S+)?\s+(mean|"
                   r"stand\s+for))\b|\b(mean|means|stand\s+for)\s*\??\s*$|\bexplained\b|"
+                  # "can you explain SHARP?", "could you tell me what nvlink is"
+                  r"^(can|could|would)\s+you\s+(please\s+)?(explain|describe|define)\b|"
+                  r"\b(tell\s+me|explain)\s+what\s+[\w-]+(\s+[\w-]+){0,2}\s+(is|are)\s*\??\s*$|"
                   r"^\W*[\w-]+(\s+[\w-]+){0,2}\s*\?*\s*$")
 
 #: Quantities a question can ask for, and how each is written in a sentence that answers it.

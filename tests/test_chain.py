@@ -142,6 +142,14 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
 
 
+def test_an_or_that_opens_a_clause_compares_nothing(bot):
+    # "... or can I get away with just ECN" asks a second question; it does not set PFC
+    # against RoCE in a side-by-side table
+    answer = bot.ask("is pfc required for roce or can i get away with just ecn")
+    assert "Side by side" not in answer.text and "without PFC" in answer.text
+    assert "Side by side" in bot.ask("is pfc or ecn better for roce").text
+
+
 @pytest.mark.parametrize("question", [
     "should i just turn pfc on for all 8 priorities to be safe",  # advice, not a fact
     "does rocev2 need a subnet manager like ib does?",  # a table row's cells

@@ -10,6 +10,9 @@ from assistant.intent import Intent, asked_units, classify, has_unit
     ("whats nvlnk", Intent.DEFINITION),
     ("rdma explained simply pls", Intent.DEFINITION),
     ("nvlink", Intent.DEFINITION),
+    ("can you explain what nvlink is", Intent.DEFINITION),  # a polite wrapper
+    ("could you tell me what a dpu is", Intent.DEFINITION),
+    ("can you tell me how much 8 h100s cost", Intent.COST),
     ("does ib need pfc?", Intent.YES_NO),
     ("can i run rocev2 without a lossless fabric", Intent.YES_NO),
     ("Should every GPU server have a DPU?", Intent.YES_NO),
