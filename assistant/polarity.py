@@ -92,7 +92,8 @@ def clauses(sentence: str) -> list[str]:
 
 def explain(sentence: str, covered: Callable[[str], float], negated: bool = False,
             closest: bool = False, terms_carry: bool = False,
-            universal: bool = False, asked: str = "") -> tuple[str | None, str]:
+            universal: bool = False, asked: str = "",
+            names: Callable[[str], float] | None = None) -> tuple[str | None, str]:
     """Return ("Yes", "No" or "" (the sentence opens with its own Yes/No), how) when a
     sentence settles the question, else (None, ""); `how` names the reading: own, mistake,
     deny or affirm. `covered(text)` is the share (0..1) of the
@@ -102,7 +103,8 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     `terms_carry` when the sentence names two or more terms of the question, which then carry
     the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand"); `universal` when the
     question claims "all", "every" or "any", which a clause saying "only" denies; `asked` is
-    the question, whose own "without" or "skip" a clause may repeat."""
+    the question, whose own "without" or "skip" a clause may repeat; `names(text)` is the
+    share of the question's terms a text names."""
     if POLAR_OPENING.match(sentence):
         if not YES_NO_OPENING.match(sentence):
             return None, ""  # an authored "It depends" settles nothing
@@ -128,8 +130,12 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     parts = clauses(sentence) or [sentence]
     if _denial(parts, covered, universal):
         return "No", "deny"
-    if any(covered(c) != 0 for c in parts if _privative(c, asked)):
-        return None, ""  # "skips", "without", "optional": no plain Yes, and no sure No
+    if any(covered(c) != 0 or (names is not None and names(c) > 0)
+           for c in parts if _privative(c, asked)):
+        # "skips", "without", "optional": no plain Yes, and no sure No. Said of the question's
+        # terms too: "EFA runs AWS's own SRD protocol, and most software reaches EFA ...
+        # rather than through standard RoCE queue pairs" says no Yes to "RoCE on AWS?"
+        return None, ""
     negating = [clause for clause in parts if _NEGATION.search(clause)]
     if _NEGATION.search(sentence) and (not negating or any(covered(c) != 0 for c in negating)):
         # A negation in a clause about the question: not a plain Yes. One in a clause about

@@ -169,7 +169,8 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                             draft.shape.negated, closest=rank < 3,
                             universal=bool(_UNIVERSAL.search(draft.question)),
                             terms_carry=named == 1.0 and len(draft.terms) >= 2
-                            and len(draft.words) <= 1, asked=draft.question)
+                            and len(draft.words) <= 1, asked=draft.question,
+                            names=lambda text: coverage_parts(draft, text)[0])
         if how == "own" and not (_asks_as_much(draft, c.sentence)
                                  and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT):
             # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?", nor "Yes,

@@ -155,6 +155,7 @@ def test_an_or_that_opens_a_clause_compares_nothing(bot):
     "does rocev2 need a subnet manager like ib does?",  # a table row's cells
     "is a 400G nic really 400 GB/s?",  # bytes are not bits
     "can an nvlink domain span more than one rack?",  # a mistake said of NVL72 racks
+    "can you use roce in aws",  # "... rather than standard RoCE queue pairs" (visitor check)
 ])
 def test_no_restatement_says_yes_to_advice_a_table_row_or_another_case(bot, question):
     # Each of these opened with the opposite word on the blind dev split.
