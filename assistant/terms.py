@@ -108,6 +108,11 @@ class TermMatcher:
                     if taken.intersection(span) or any(w in _STOP for w in words) or (
                             size == 1 and words[0] in self.vocabulary):
                         continue
+                    if all(w in self.vocabulary for w in words) and any(
+                            w in self.tables[0] or w in self.tables[1] for w in words):
+                        # a term spelt right beside a plain word is no typo of a longer
+                        # name: "infiniband out" is not "InfiniBand MTU" two edits away
+                        continue
                     key = self._typo_of("".join(words))
                     if key is not None:
                         taken.update(span)

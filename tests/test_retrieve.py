@@ -89,3 +89,11 @@ class TestHybridRetrieverStandard(RetrieversIntegrationTests):
     @property
     def retriever_query_example(self):
         return "What is RDMA over Converged Ethernet?"
+
+
+def test_a_term_spelt_right_beside_a_plain_word_is_no_typo(bot):
+    # "infiniband out" is two edits from the alias "InfiniBand MTU" (visitor check)
+    assert [m.slug for m in bot.retriever.terms.find("is 800g infiniband out yet")] == [
+        "infiniband"]
+    assert [m.slug for m in bot.retriever.terms.find("what is bisecton bandwith")] == [
+        "bisection-bandwidth"]
