@@ -286,7 +286,8 @@ def _learned_order(draft: Draft, pool: list[Candidate], lead: Chunk | None,
         return []
     order = sorted(zip((c.sentence for c in scored), probs, strict=True),
                    key=lambda t: -t[1])
-    return [(s, p) for s, p in order if stands_alone(s.text) or s in faq]
+    asked = {s.id for s in faq}
+    return [(s, p) for s, p in order if stands_alone(s.text) or s.id in asked]
 
 
 def _learned_supporting(draft: Draft, ranked: list[tuple[Chunk, float]], quoted: list[Chunk],

@@ -206,7 +206,8 @@ def lead_quantity(draft: Draft, pool: list[Candidate]) -> Chunk | None:
     if len(given) >= 2:
         # A worked case with every figure given is the answer whatever unit it states
         # ("how big is the bubble with 4 stages and 16 micro-batches": "... about 16%").
-        with_unit += [c for c in pool if c not in with_unit
+        having = {c.sentence.id for c in with_unit}  # ids: comparing candidates field by
+        with_unit += [c for c in pool if c.sentence.id not in having  # field took ~20 ms
                       and given <= set(numbers_in(c.sentence.text))]
     def share(c: Candidate) -> float:
         # The model asked about weighs more than any one word ("NVLink 3 ... per GPU").
