@@ -361,8 +361,6 @@ class Retriever:
 
     def sentences_for(self, slugs: list[str], vector: Any) -> list[tuple[Chunk, float]]:
         """Score every sentence of the given pages against the question vector."""
-        import numpy as np
-
         snap = self._snap
         rows = [i for slug in dict.fromkeys(slugs) for i in snap.rows_by_slug.get(slug, ())]
         if not rows:
