@@ -25,7 +25,10 @@ Fourth round, 2026-11-26: the second round's test split (275, spent) was appende
 (848 questions). Four new pools written blind the same morning, by writers who read only
 `corpus/` (three of visitor questions over a third of the pages each, ids v5a/v5b/v5c, 76
 each; one of calculator questions, ids c5, 42), became the sealed test split whole (270
-questions), before any work of that session was measured on anything.
+questions), before any work of that session was measured on anything. It was scored once,
+at the end of that session's work (commit bac3a12's figures in the README and the closing
+note of issue 22), so it is spent: the next piece of work writes a fresh test split and
+moves this one into dev.
 """
 
 from __future__ import annotations
