@@ -215,7 +215,11 @@ def compose_answer(draft: Draft) -> Answer:
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)
     ranked = _learned_order(draft, pool, lead, faq_lead)
-    if ranked and not answered:
+    # "What is NVLink?" and nothing more: the page's definition leads, whatever the ranker
+    # makes of sentences that only name the term ("UALink is ... an alternative to NVLink").
+    bare = (intent is Intent.DEFINITION and lead is not None and not draft.words
+            and _names_page(asked_phrase(draft.question), draft.corpus.pages[lead.slug]))
+    if ranked and not answered and not bare:
         best = ranked[0][0]
         quoted = list(faq_lead) if best in faq_lead else [best]
     gap = ""
@@ -273,6 +277,16 @@ def compose_answer(draft: Draft) -> Answer:
 LEARNED_POOL = 30
 #: A supporting sentence the learned model scores below this is not quoted.
 LEARNED_FLOOR = 0.1
+
+
+def _names_page(phrase: str, page: Page) -> bool:
+    """True if a "what is X" asks for the page's own term (its title, its slug or the
+    abbreviation in its title), not for a narrower thing filed under one of its aliases
+    ("what is NVLS" asks for NVLink SHARP, not for SHARP)."""
+    asked = re.sub(r"[^a-z0-9]+", "", phrase.lower())
+    names = {page.slug, page.title, *re.findall(r"\(([^)]+)\)", page.title),
+             re.sub(r"\s*\([^)]*\)", "", page.title)}
+    return bool(asked) and asked in {re.sub(r"[^a-z0-9]+", "", n.lower()) for n in names}
 
 
 def _learned_order(draft: Draft, pool: list[Candidate], lead: Chunk | None,

@@ -125,14 +125,20 @@ def quantize_onnx(source: Path, folder: Path) -> Path:
     level = root.level
     try:
         for path in source.iterdir():
-            if path.is_file() and path.name != "model.onnx":
+            if path.is_file() and path.suffix != ".onnx":
                 shutil.copy2(path, tmp / path.name)
+        # Quantized from a private copy: quantize_dynamic writes a scratch file next to its
+        # input, which two processes starting at once would otherwise share (and delete).
+        shutil.copy2(source / "model.onnx", tmp / "float.onnx")
         root.setLevel(logging.ERROR)  # quantize_dynamic's advice on pre-processing
         try:
-            quantize_dynamic(str(source / "model.onnx"), str(tmp / "model.onnx"),
+            quantize_dynamic(str(tmp / "float.onnx"), str(tmp / "model.onnx"),
                              per_channel=True, weight_type=QuantType.QInt8)
         finally:
             root.setLevel(level)
+        for scratch in tmp.glob("*.onnx"):
+            if scratch.name != "model.onnx":
+                scratch.unlink()
         want = OnnxEmbeddings(source, threads=1).encode(_CHECK_TEXTS)
         got = OnnxEmbeddings(tmp, threads=1).encode(_CHECK_TEXTS)
         cosine = float(np.min(np.sum(want * got, axis=1)))

@@ -142,6 +142,14 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
 
 
+@pytest.mark.parametrize("question, start", [
+    ("What is NVLink?", "NVLink is"),  # not "UALink is ... an alternative to NVLink"
+    ("whats pfc", "Priority Flow Control (PFC) is"),
+])
+def test_a_bare_what_is_leads_with_the_definition(bot, question, start):
+    assert bot.ask(question).text.startswith(start)
+
+
 def test_an_or_that_opens_a_clause_compares_nothing(bot):
     # "... or can I get away with just ECN" asks a second question; it does not set PFC
     # against RoCE in a side-by-side table
