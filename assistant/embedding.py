@@ -24,6 +24,8 @@ import threading
 import time
 import warnings
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +96,25 @@ def ensure_export(settings: Settings) -> Path:
     return folder
 
 
+@contextmanager
+def _made_in(folder: Path) -> Iterator[Path]:
+    """A private folder to make `folder` in, moved into place when the block succeeds (if
+    another process made the same folder meanwhile, theirs is kept) and removed if not."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    try:
+        tmp.rename(folder)
+    except OSError:  # made by another process at the same time: keep theirs
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def ensure_int8(settings: Settings) -> Path:
     """Return the cached int8 quantization of the ONNX export, making it first if needed."""
     source = ensure_export(settings)
@@ -117,13 +138,9 @@ def quantize_onnx(source: Path, folder: Path) -> Path:
     import numpy as np
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
     root = logging.getLogger()
     level = root.level
-    try:
+    with _made_in(folder) as tmp:
         for path in source.iterdir():
             if path.is_file() and path.suffix != ".onnx":
                 shutil.copy2(path, tmp / path.name)
@@ -146,13 +163,6 @@ def quantize_onnx(source: Path, folder: Path) -> Path:
             raise ExportError(f"the int8 model's vectors are too far from the float model's "
                               f"(cosine {cosine:.3f}, at least {INT8_MIN_COSINE} wanted); set "
                               "ASSISTANT_EMBEDDING_BACKEND=onnx")
-        try:
-            tmp.rename(folder)
-        except OSError:  # another process made it at the same time: keep theirs
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return folder
 
 
@@ -176,11 +186,7 @@ def export_onnx(source: str, folder: Path) -> Path:
         def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
             return self.model(dict(zip(names, tensors, strict=True)))["sentence_embedding"]
 
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
+    with _made_in(folder) as tmp:
         axes = {n: {0: "batch", 1: "tokens"} for n in names}
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on shape checks
@@ -203,13 +209,6 @@ def export_onnx(source: str, folder: Path) -> Path:
             raise ExportError(f"the ONNX export of {source} differs from the torch model by "
                               f"{diff:.2g} (at most {EXPORT_TOLERANCE} allowed); set "
                               "ASSISTANT_EMBEDDING_BACKEND=torch")
-        try:
-            tmp.rename(folder)
-        except OSError:  # another process exported it at the same time: keep theirs
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return folder
 
 
