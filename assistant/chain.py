@@ -95,7 +95,8 @@ class Assistant:
             raise TypeError("retriever is the Retriever part; for a retrieval mode use "
                             "Assistant.from_settings(settings.replace(retriever=mode))")
         parts = (corpus, index, retriever)
-        if all(part is None for part in parts):
+        shortcut = all(part is None for part in parts)
+        if shortcut:
             settings, corpus, index, retriever = _parts(settings)
             llm = llm if llm is not None else _chat_model(settings)
         elif any(part is None for part in parts) or settings is None:
@@ -121,6 +122,8 @@ class Assistant:
         self._last_check = time.monotonic()
         #: Finished answers to questions without history (cache.py).
         self.answers = AnswerCache(settings.answer_cache_size)
+        if shortcut:
+            self._learn()
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, *,
@@ -129,11 +132,19 @@ class Assistant:
         settings, corpus, index, retriever = _parts(settings)
         bot = cls(settings, corpus, index, retriever,
                   llm if llm is not None else _chat_model(settings))
-        if settings.learned_rank and settings.retriever == "hybrid":
+        bot._learn()
+        return bot
+
+    def _learn(self) -> None:
+        """Load the learned parts (trained on first use), when the settings want them; then
+        hold numpy's BLAS (and any BLAS the training loaded) to the serving threads."""
+        from .embedding import limit_blas_threads
+
+        if self.settings.learned_rank and self.settings.retriever == "hybrid":
             from .learned import Learned
 
-            bot.learning = Learned.load_or_train(bot, settings.labelled_files())
-        return bot
+            self.learning = Learned.load_or_train(self, self.settings.labelled_files())
+        limit_blas_threads(self.settings.torch_threads)
 
     # -- public API --------------------------------------------------------------------------
 

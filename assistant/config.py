@@ -85,8 +85,9 @@ class Settings:
                              "empty = site-relative links.")
     torch_threads: int = _setting(1, "ASSISTANT_TORCH_THREADS",
                                   "CPU threads for the embedding model (torch or ONNX "
-                                  "Runtime) while serving; 1 avoids thrashing under "
-                                  "concurrent load, 0 = every core (ingest uses 0).")
+                                  "Runtime) and numpy's BLAS while serving; 1 avoids "
+                                  "thrashing under concurrent load, 0 = every core "
+                                  "(ingest uses 0).")
     llm: str = _setting("", "ASSISTANT_LLM",
                         "Chat model as provider:model (openai:gpt-4o-mini, ollama:llama3.1); "
                         "empty = extractive answers, no LLM.")

@@ -211,8 +211,10 @@ def _session(url: str, source: str, asks: list[Ask], call: Callable[..., Result]
     import httpx
 
     out = []
-    transport = httpx.HTTPTransport(local_address=source)
-    with httpx.Client(base_url=url, transport=transport, timeout=120) as http:
+    # Plain HTTP to loopback (check_loopback): no TLS, so no certificate store either.
+    # Loading it cost 18 ms of CPU per visitor, on the cores the server under test uses.
+    transport = httpx.HTTPTransport(local_address=source, verify=False)
+    with httpx.Client(base_url=url, transport=transport, timeout=120, verify=False) as http:
         for ask in asks:
             if time.monotonic() > deadline:
                 out.append((0.0, False, "time budget exhausted"))
@@ -268,7 +270,7 @@ def _noisy(url: str, requests: int, stop: threading.Event) -> dict[str, int]:
 
     codes: dict[str, int] = {}
     lock = threading.Lock()
-    transport = httpx.HTTPTransport(local_address=address(9, 0))
+    transport = httpx.HTTPTransport(local_address=address(9, 0), verify=False)
 
     def fire(i: int) -> None:
         if stop.is_set():
@@ -281,7 +283,7 @@ def _noisy(url: str, requests: int, stop: threading.Event) -> dict[str, int]:
         with lock:
             codes[code] = codes.get(code, 0) + 1
 
-    with httpx.Client(base_url=url, transport=transport, timeout=60,
+    with httpx.Client(base_url=url, transport=transport, timeout=60, verify=False,
                       limits=httpx.Limits(max_connections=50)) as http:
         with ThreadPoolExecutor(max_workers=50) as pool:
             list(pool.map(fire, range(requests)))

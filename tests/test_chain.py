@@ -257,3 +257,14 @@ def test_a_calculation_is_not_retrieved_for_without_an_llm(fake_bot):
 def test_declined_input_does_no_work(fake_bot):
     turn = fake_bot.turn("x" * 1001)
     assert turn.question is None and turn.retrieval is None and turn.answer.kind == "message"
+
+
+@pytest.mark.model
+def test_the_served_assistant_has_the_learned_parts_the_evals_measure(built, bot):
+    # app.py builds Assistant(); it once skipped the learned parts that
+    # Assistant.from_settings (the evals, the bench) loads, so visitors got other answers.
+    served = Assistant(built)
+    assert type(served.learning) is type(bot.learning)
+    assert type(served.learning).__name__ == "Learned"
+    question = "is ib faster than ethernet for training?"
+    assert served.ask(question).text == bot.ask(question).text

@@ -157,19 +157,22 @@ def test_the_int8_model_is_made_once_next_to_the_export_and_stays_close(settings
 
 
 @pytest.mark.model
-def test_a_served_answer_never_imports_torch(built):
+def test_a_served_answer_never_imports_torch_and_holds_blas_to_one_thread(built):
     # A process of its own: this one has imported torch for other tests.
     code = ("import sys, json\nfrom assistant.chain import Assistant\n"
             "bot = Assistant.from_settings()\nanswer = bot.ask('what is rdma?')\n"
             "print(json.dumps({'torch': 'torch' in sys.modules,\n"
             "  'st': 'sentence_transformers' in sys.modules,\n"
-            "  'cited': bool(answer.citations)}))")
+            "  'cited': bool(answer.citations),\n"
+            "  'blas': sorted({i['num_threads'] for i in __import__('threadpoolctl')"
+            ".threadpool_info() if i['user_api'] == 'blas'})}))")
     env = {**os.environ, "ASSISTANT_DATA_DIR": str(built.data_dir),
            "ASSISTANT_CORPUS_DIR": str(built.corpus_dir)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=REPO, timeout=300, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {
-        "torch": False, "st": False, "cited": True}
+        "torch": False, "st": False, "cited": True,
+        "blas": [1]}  # numpy's BLAS held to ASSISTANT_TORCH_THREADS: idle threads spin
 
 
 @pytest.mark.model
