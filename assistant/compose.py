@@ -179,7 +179,7 @@ def rule_choices(draft: Draft, pool: list[Candidate]
 
 def _depends(faq: FAQMatch | None) -> bool:
     """True if the answer of the FAQ matched to the question opens with "It depends"."""
-    return (faq is not None and bool(faq.sentences)
+    return (faq is not None and bool(faq.sentences) and faq.same_qualifiers
             and bool(POLAR_OPENING.match(faq.sentences[0].text))
             and not YES_NO_OPENING.match(faq.sentences[0].text))
 

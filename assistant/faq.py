@@ -78,6 +78,9 @@ class FAQMatch:
                 and bool(_YES_NO.match(self.sentences[0].text)))
 
 
+_POINTS_TO_MANY = re.compile(r"\b(them|they|those|these)\b", re.I)
+
+
 def faq_match(draft: Draft) -> FAQMatch | None:
     """Return the corpus FAQ entry that asks the visitor's question, if there is one.
 
@@ -115,8 +118,13 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             hedged = _HEDGED.match(sentences[0].text) and bool(draft.words - words)
             # Its Yes or No stands only for a question asked the same way round ("an NCCL
             # *equivalent* for AMD" is not "does NCCL run on AMD").
+            # ... and one whose claim is all in the message: "can tensor parallel go across
+            # all of *them*?" asks of the conversation's GPUs, not of "across nodes" ("dcqcn
+            # vs ecn, are *they* the same?" points at its own two terms).
+            elsewhere = (len(draft.terms) < 2 and _POINTS_TO_MANY.search(draft.question)
+                         and not _POINTS_TO_MANY.search(question.text))
             alike = (same_qualifiers(draft.question, question.text) and not hedged
-                     and turned_alike(draft.question, question.text))
+                     and turned_alike(draft.question, question.text) and not elsewhere)
             return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
     return None
 

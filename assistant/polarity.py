@@ -33,17 +33,7 @@ _MISTAKE = re.compile(
     r"|\bis\s+(also\s+)?an?\s+(\w+\s+)?mistake\b|\bit\s+is\s+a\s+myth\b", re.I)
 _NEGATION = re.compile(r"\b(not|no|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no\s+longer"
                        r"|neither|nor)\b", re.I)
-_HEDGE = re.compile(r"\b(only|except|unless|but|although|though|while|whereas|may|might|"
-                    r"sometimes|rarely|usually|often|some|most|partly|depends|if|mistake|"
-                    r"instead|rather)\b", re.I)
 _ONLY = re.compile(r"\b(only|just)\b", re.I)
-#: Words that deny without "not": "network data skips the copy through host memory" says No to
-#: "does it copy through host memory?". They bar a Yes; they never make a No on their own
-#: (which verb they govern is not known), so the fact is quoted without a polarity word.
-PRIVATIVE = re.compile(r"\b(skip(s|ped|ping)?|avoid(s|ed|ing)?|bypass(es|ed|ing)?|without|"
-                       r"optional|nothing|free\s+of|no\s+need|unnecessary|eliminat\w*|"
-                       r"instead\s+of|rather\s+than|mistake|myth|unlike|except|neither|nor|"
-                       r"lacks?|absent|fails?\s+to|unable)\b", re.I)
 #: A qualifier: a name with a digit in it ("v1", "gen5", "x16", "800g", "h100", "cx8") or a
 #: numbered stage, generation or version ("stage 3", "gen 5", "zero-3"). Plain counts ("8
 #: GPUs") are context, not a qualifier of what is asked.
@@ -59,7 +49,6 @@ _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+
 COVER_POLAR = 0.5
 COVER_MISTAKE = 0.3
 COVER_NEGATION = 0.5
-COVER_AFFIRM = 0.75
 #: How many words after "not", "cannot" ... a question word must appear in to be denied.
 NEGATION_REACH = 6
 
@@ -91,20 +80,16 @@ def clauses(sentence: str) -> list[str]:
 
 
 def explain(sentence: str, covered: Callable[[str], float], negated: bool = False,
-            closest: bool = False, terms_carry: bool = False,
-            universal: bool = False, asked: str = "",
-            names: Callable[[str], float] | None = None) -> tuple[str | None, str]:
+            closest: bool = False, universal: bool = False,
+            asked: str = "") -> tuple[str | None, str]:
     """Return ("Yes", "No" or "" (the sentence opens with its own Yes/No), how) when a
-    sentence settles the question, else (None, ""); `how` names the reading: own, mistake,
-    deny or affirm. `covered(text)` is the share (0..1) of the
+    sentence settles the question, else (None, ""); `how` names the reading: own, mistake
+    or deny. `covered(text)` is the share (0..1) of the
     question's content words a text names, or -1 when it misses one of the question's terms;
     `negated` when the question itself is asked negatively; `closest` when the sentence is
     among the few closest to the question (a mistake named there needs no shared word);
-    `terms_carry` when the sentence names two or more terms of the question, which then carry
-    the claim ("does GPUDirect RDMA work with RoCE or only InfiniBand"); `universal` when the
-    question claims "all", "every" or "any", which a clause saying "only" denies; `asked` is
-    the question, whose own "without" or "skip" a clause may repeat; `names(text)` is the
-    share of the question's terms a text names."""
+    `universal` when the question claims "all", "every" or "any", which a clause saying
+    "only" denies; `asked` is the question (a mistaken claim turned round settles nothing)."""
     if POLAR_OPENING.match(sentence):
         if not YES_NO_OPENING.match(sentence):
             return None, ""  # an authored "It depends" settles nothing
@@ -117,10 +102,12 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     # "A common mistake is assuming <claim>" names the claim; "<plan> is a mistake" names
     # a plan, which must then be the question's own ("air-cooled" is not "liquid cooled").
     assuming = mistake and not mistake.group(0).lower().startswith("is")
-    if mistake and assuming and _turned(_claim(sentence, mistake.end())) != _turned(asked):
+    if mistake and assuming and not _claimed_alike(_claim(sentence, mistake.end()), asked):
         # "A common mistake is assuming a rail design *removes the need* for a spine" against
         # "do I need a spine?": the mistaken claim is the question's turned round, and a No
-        # would say the opposite ("can I *skip* congestion control?" is turned alike).
+        # would say the opposite ("can I *skip* congestion control?" is turned alike; "does
+        # the kernel *still* do anything?" against "the kernel takes *no* part" is not, nor
+        # "start *before* PFC" against "thresholds *above* the PFC threshold").
         return None, ""
     if mistake and covered(sentence) >= ((0.0 if closest else COVER_MISTAKE) if assuming
                                          else 1.0):
@@ -130,25 +117,10 @@ def explain(sentence: str, covered: Callable[[str], float], negated: bool = Fals
     parts = clauses(sentence) or [sentence]
     if _denial(parts, covered, universal):
         return "No", "deny"
-    if any(covered(c) != 0 or (names is not None and names(c) > 0)
-           for c in parts if _privative(c, asked)):
-        # "skips", "without", "optional": no plain Yes, and no sure No. Said of the question's
-        # terms too: "EFA runs AWS's own SRD protocol, and most software reaches EFA ...
-        # rather than through standard RoCE queue pairs" says no Yes to "RoCE on AWS?"
-        return None, ""
-    negating = [clause for clause in parts if _NEGATION.search(clause)]
-    if _NEGATION.search(sentence) and (not negating or any(covered(c) != 0 for c in negating)):
-        # A negation in a clause about the question: not a plain Yes. One in a clause about
-        # something else ("..., because a fabric without a master cannot recover") is no bar.
-        return None, ""
-    for clause in parts:
-        if not _HEDGE.search(clause) and covered(clause) >= COVER_AFFIRM:
-            return "Yes", "affirm"
+    # No restatement says Yes: a sentence naming the question's words in a positive clause
+    # was right 7 of 7 times on the golden set it was written against, and 4 of 8 on the
+    # blind-written questions (dev and the fourth round's test); the fact is quoted instead.
     return None, ""
-
-
-_TURNED = re.compile(r"\b(not|no|never|cannot|can't|without|removes?\s+the\s+need|"
-                     r"unnecessary|needless|skips?|avoids?|bypass(es)?|instead|only)\b", re.I)
 
 
 def _claim(sentence: str, start: int) -> str:
@@ -166,21 +138,25 @@ def mistake_qualifiers(sentence: str) -> frozenset[str]:
     return qualifiers(_claim(sentence, mistake.end()))
 
 
-def _turned(claim: str) -> bool:
-    """True if a claim is itself negative ("X is not needed", "removes the need for Y")."""
-    return bool(_TURNED.search(claim))
+#: Turning words that negate: one class, so "no part" and "not involved" turn alike.
+_NEGATING = frozenset({"not", "no", "never", "cannot", "cant", "doesnt", "dont", "isnt", "arent",
+                       "wont", "without", "skip", "avoid", "unnecessari", "pointless", "none",
+                       "noth"})
+
+
+def _claimed_alike(claim: str, asked: str) -> bool:
+    """True if a mistaken claim is the question's own way round: both negative or neither
+    ("removes the need" is negative), and every other turning word of the claim ("above",
+    "only", "instead") asked too."""
+    theirs, mine = turning_words(claim), turning_words(asked)
+    negative = bool(theirs & _NEGATING) or bool(re.search(r"the\s+need|needless", claim, re.I))
+    return negative == bool(mine & _NEGATING) and theirs - _NEGATING <= mine - _NEGATING
 
 
 def reading(sentence: str, covered: Callable[[str], float], **kwargs: bool) -> str | None:
     """Return "Yes", "No" or "" when a sentence settles the question, else None (`explain`
     without the name of the reading)."""
     return explain(sentence, covered, **kwargs)[0]
-
-
-def _privative(clause: str, asked: str) -> bool:
-    """True if the clause denies with a word ("skips", "without") the question does not use."""
-    said = {m.group(0).lower() for m in PRIVATIVE.finditer(asked)}
-    return any(m.group(0).lower() not in said for m in PRIVATIVE.finditer(clause))
 
 
 def _denial(parts: list[str], covered: Callable[[str], float], universal: bool) -> bool:
@@ -233,14 +209,22 @@ _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|
 _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
     (r"special\w*|dedicated|custom|proprietary|purpose-built",
      r"standard|normal|ordinary|regular|commodity|generic|plain|off-the-shelf|any"),
+    # "will it be bottlenecked?" asks the opposite of "is Gen4 enough?", "can it reach 400G?"
+    (r"enough|sufficient|adequate|keep\s+up|reach|full\s+(speed|rate|bandwidth)",
+     r"bottleneck\w*|insufficient|too\s+(slow|small|little)|hold\w*\s+(it\s+)?back"),
 ))
+
+
+_OR_NOT = re.compile(r"\bor\s+not\b", re.I)
 
 
 def turning_words(text: str) -> frozenset[str]:
     """The words of a text that turn a question round ("without", "only", "equivalent")."""
     from .words import stem
 
-    # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn
+    # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn; a closing
+    # "or not?" asks for either answer and turns nothing
+    text = _OR_NOT.sub("", text)
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .corpus import Chunk, is_table_row
+from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
 from .polarity import explain, mistake_qualifiers, qualifiers, same_qualifiers, turned_alike
 from .words import stems_of
@@ -94,10 +94,6 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
     return False
 
 
-#: Advice asked for: a sentence stating what a setting does affirms the fact, not the advice
-#: ("should I just enable PFC on every priority to be safe?").
-_ADVICE = re.compile(r"\b(should|shall|worth|better|recommend(ed)?|to\s+be\s+safe|"
-                     r"(ok|okay|safe|wise|smart)\s+to|a\s+good\s+idea)\b", re.I)
 _POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 
 
@@ -121,7 +117,7 @@ OWN_AT = 0.5
 
 class Verdict(NamedTuple):
     """A Yes or No ("" when the sentence opens with its own), the sentence that says it, and
-    the reading that found it (contradicts, own, mistake, deny, affirm: polarity.py)."""
+    the reading that found it (contradicts, own, mistake, deny: polarity.py)."""
 
     word: str
     sentence: Chunk
@@ -168,28 +164,20 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
         word, how = explain(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
                             draft.shape.negated, closest=rank < 3,
                             universal=bool(_UNIVERSAL.search(draft.question)),
-                            terms_carry=named == 1.0 and len(draft.terms) >= 2
-                            and len(draft.words) <= 1, asked=draft.question,
-                            names=lambda text: coverage_parts(draft, text)[0])
+                            asked=draft.question)
         if how == "own" and not (_asks_as_much(draft, c.sentence)
                                  and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT):
             # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?", nor "Yes,
             # NCCL runs over RoCE" "can IB and RoCE share one fabric?": another FAQ's Yes/No
             # stands only for a question close to the one it answers
             continue
-        if how in ("affirm", "mistake") and (not draft.terms or (
-                _POINTS_BACK.search(draft.question) and not (lent and how == "mistake"))):
+        if how == "mistake" and (not draft.terms or (
+                _POINTS_BACK.search(draft.question) and not lent)):
             # "does that also hit ...?", "is that actually non-blocking?": part of the claim
             # is in the conversation or the message, not in what a general sentence says
             continue
         if how == "mistake" and not _same_case(draft, c.sentence.text):
             continue  # a mistake said of NVL72 racks is no No for NVLink in general
-        if how == "affirm" and (is_table_row(c.sentence.id) or _ADVICE.search(draft.question)):
-            # A restatement says Yes to a fact stated in a sentence; not to advice, and not
-            # from a table's cell ("Management: InfiniBand central subnet manager; RoCE v2
-            # distributed" said Yes to "does RoCE v2 need a subnet manager?"). Measured on
-            # the blind dev split, every restatement Yes to such questions was wrong.
-            continue
         if word is not None:
             return Verdict(word, c.sentence, how)
     return None

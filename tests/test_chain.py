@@ -268,3 +268,13 @@ def test_the_served_assistant_has_the_learned_parts_the_evals_measure(built, bot
     assert type(served.learning).__name__ == "Learned"
     question = "is ib faster than ethernet for training?"
     assert served.ask(question).text == bot.ask(question).text
+
+
+@pytest.mark.model
+def test_an_faq_asked_of_something_else_lends_no_it_depends_to_a_follow_up(bot):
+    # "them" is the conversation's 72 GPUs; the FAQ "Is tensor parallelism used across
+    # nodes?" answers "It depends", which is the wrong word here (NVLink joins all 72).
+    history = [{"role": "user", "content": "how many gpus in an nvl72"},
+               {"role": "assistant", "content": "72 GPUs, all in one NVLink domain."}]
+    answer = bot.ask("can tensor parallel go across all of them?", history=history)
+    assert not answer.text.lower().startswith(("it depends", "no"))

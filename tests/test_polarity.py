@@ -13,16 +13,11 @@ def words_share(*words):
     return covered
 
 
-def test_a_plain_statement_of_the_claim_is_yes():
+def test_a_plain_statement_of_the_claim_says_no_yes():
+    # A restatement was a coin flip on questions nobody tuned it to (4 of 8): it is quoted
+    # without a polarity word.
     covered = words_share("run", "standby", "subnet manager")
-    assert reading("Production fabrics run one or more standby subnet managers.", covered) == "Yes"
-
-
-def test_a_negation_about_something_else_does_not_block_yes():
-    covered = words_share("run", "standby", "subnet manager")
-    sentence = ("Production fabrics run one or more standby subnet managers, because a fabric "
-                "without a working master cannot recover from link failures.")
-    assert reading(sentence, covered) == "Yes"
+    assert reading("Production fabrics run one or more standby subnet managers.", covered) is None
 
 
 def test_a_negation_about_the_claim_is_never_yes():
@@ -81,16 +76,6 @@ def test_a_yes_or_no_said_of_another_version_does_not_answer():
     assert same_qualifiers("can rocev2 be routed", "RoCE v2 packets can be routed across subnets")
 
 
-def test_a_privative_verb_bars_a_yes():
-    covered = lambda text: 1.0 if "host memory" in text else 0.0  # noqa: E731
-    sentence = "GPUDirect RDMA lets a NIC write GPU memory, so network data skips host memory."
-    assert explain(sentence, covered, asked="does gdr copy through host memory")[0] is None
-    # ... unless the question uses the same word ("can RDMA write ... without its CPU")
-    said = "RDMA writes memory on another server without involving its CPU or host memory."
-    assert explain(said, covered, asked="can rdma write host memory without the cpu") == (
-        "Yes", "affirm")
-
-
 def test_an_authored_it_depends_settles_nothing():
     assert explain("It depends: stages 1 and 2 keep the volume.", lambda t: 1.0)[0] is None
     assert explain("No, iWARP does not need PFC.", lambda t: 1.0) == ("", "own")
@@ -115,6 +100,18 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
              "control unnecessary.")
     assert explain(alike, covered, asked="with selective retransmission can i skip "
                    "congestion control")[0] == "No"
+    # "no part" against "not involved": one negation, turned alike
+    none = "A common mistake is to think kernel bypass means the kernel takes no part at all."
+    assert explain(none, covered, asked="with kernel bypass is the kernel not involved at "
+                   "all")[0] == "No"
+    # ... but "still do anything" asks the claim the other way round
+    assert explain(none, covered, asked="with kernel bypass does the kernel still do anything "
+                   "at all?")[0] is None
+    # "above" in the claim, "before" in the question: another claim
+    above = ("A common mistake is setting ECN marking thresholds above the PFC pause "
+             "threshold, so PFC pauses the link before any packet is ever marked.")
+    assert explain(above, covered, asked="should ecn marking start before pfc pauses kick "
+                   "in?")[0] is None
 
 
 @pytest.mark.parametrize(("question", "faq", "alike"), [
@@ -128,6 +125,8 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
      False),
     ("is a passive dac basically zero power?", "Does a DAC cable use power?", False),
     ("does zero-3 use more network than plain dp", "Does ZeRO-3 use more network?", True),
+    ("will a 400g cx7 in a gen4 slot be bottlenecked?",
+     "Can a ConnectX-7 reach 400 Gb/s in a PCIe Gen4 slot?", False),
 ])
 def test_questions_asked_the_other_way_round_are_not_alike(question, faq, alike):
     from assistant.polarity import turned_alike
