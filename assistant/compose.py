@@ -211,6 +211,8 @@ def compose_answer(draft: Draft) -> Answer:
     depends = _depends(faq)
     if intent is Intent.YES_NO and not answered and not depends:
         near = polar_neighbour(draft)
+        if near is None and draft.learning is not None:
+            near = draft.learning.polar_faq(draft)  # a matcher learned from labelled pairs
         if near is not None:
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)

@@ -11,6 +11,9 @@ split, never the sealed test split) and the corpus's own FAQ pairs, on CPU, in a
 - **sentences**: which candidate sentence holds what was asked (gradient-boosted trees over
   features.SENTENCE_FEATURES, labelled by the key facts of each labelled question). The rule
   pickers' choices are among the features, so the model learns when to follow them.
+- **FAQ pairs**: whether a corpus FAQ question asks the visitor's yes/no question, so that its
+  authored Yes or No answers it however it is worded (gradient-boosted trees over
+  faq.PAIR_FEATURES, labelled by each labelled yes/no question's word and pages).
 
 Trained on the first start and cached under the data directory, keyed by LEARNED_VERSION,
 the labelled files, the corpus, the embedding model and the retrieval mode; a second start
@@ -39,16 +42,17 @@ if TYPE_CHECKING:
     from .chain import Assistant
     from .corpus import Chunk
     from .draft import Candidate, Draft
+    from .faq import FAQMatch
     from .retrieve import Retrieval
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "3"
+LEARNED_VERSION = "4"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
 YES_NO_AT = 0.5
-CUE_WEIGHT = 3.0  # the wording cues against the 384 embedding dimensions
+CUE_WEIGHT = 4.0  # the wording cues against the 384 embedding dimensions
 
 
 class Learning(Protocol):
@@ -63,6 +67,9 @@ class Learning(Protocol):
     def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
                        faq: list[Chunk]) -> list[float] | None:
         """Probability, per candidate, that it holds what was asked (None: no opinion)."""
+
+    def polar_faq(self, draft: Draft) -> FAQMatch | None:
+        """The FAQ entry whose Yes or No answers a yes/no question (None: no opinion)."""
 
 
 class NoLearning:
@@ -79,6 +86,10 @@ class NoLearning:
     def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
                        faq: list[Chunk]) -> list[float] | None:
         """No opinion: the rule pickers decide."""
+        return None
+
+    def polar_faq(self, draft: Draft) -> FAQMatch | None:
+        """No opinion: the rules' FAQ matches alone."""
         return None
 
 
@@ -166,9 +177,10 @@ class Learned:
 
     def __init__(self, pages: Reranker | None = None, kind: Linear | None = None,
                  sentences: Trees | None = None, idf: Idf | None = None,
-                 faq_questions: Any = None):
+                 faq_questions: Any = None, pairs: Trees | None = None):
         self.pages, self.kind, self.sentences, self.idf = pages, kind, sentences, idf
         self._faq_questions = faq_questions
+        self.pairs = pairs
 
     def rank_pages(self, retrieval: Retrieval) -> Retrieval:
         """Return the retrieval with its pages in the learned order."""
@@ -192,6 +204,12 @@ class Learned:
         rows = sentence_features(draft, pool, lead, [s.id for s in faq], sims, self.idf)
         return self.sentences.proba(rows)
 
+    def polar_faq(self, draft: Draft) -> FAQMatch | None:
+        """The FAQ entry the pair model says asks this yes/no question, or None."""
+        from .faq import learned_neighbour
+
+        return learned_neighbour(draft, self)
+
     # -- training ----------------------------------------------------------------------------
 
     @classmethod
@@ -212,10 +230,14 @@ class Learned:
             rows, labels = sentence_rows(assistant, files, learned)
             data["sentences"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
                 else None
+            rows, labels = pair_rows(assistant, files)
+            data["pairs"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
+                else None
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data))
         learned.kind = Linear(**data["kind"])
         learned.sentences = Trees.from_json(data["sentences"]) if data["sentences"] else None
+        learned.pairs = Trees.from_json(data["pairs"]) if data.get("pairs") else None
         return learned
 
 
@@ -290,4 +312,31 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
                                   learned.idf)
         labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
     assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)
+    return rows, labels
+
+
+def pair_rows(assistant: Assistant, files: tuple[Path, ...]
+              ) -> tuple[list[list[float]], list[int]]:
+    """Feature rows of the FAQ questions nearest each labelled yes/no question, labelled 1
+    when the FAQ is on one of the pages that answer it and its Yes or No is the right one."""
+    from .faq import PAIR_FEATURES, polar_pairs
+    from .intent import Intent
+
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    for item in labelled_items(files):
+        if not item.expect.yes_no:
+            continue
+        turn = assistant.turn(item.question, list(item.history), item.page)
+        if turn.question is None or turn.retrieval is None or not turn.retrieval.hits:
+            continue
+        draft = assistant.draft(turn.question, turn.retrieval)
+        if draft.shape.intent is not Intent.YES_NO:
+            continue
+        for question, _sim, sentences, row in polar_pairs(draft):
+            word = "yes" if sentences[0].text[:3].lower() == "yes" else "no"
+            rows.append(row)
+            labels.append(int(question.slug in item.expect.sources
+                              and word == item.expect.yes_no))
+    assert not rows or len(rows[0]) == len(PAIR_FEATURES)
     return rows, labels

@@ -146,11 +146,13 @@ _NEGATING = frozenset({"not", "no", "never", "cannot", "cant", "doesnt", "dont",
 
 def _claimed_alike(claim: str, asked: str) -> bool:
     """True if a mistaken claim is the question's own way round: both negative or neither
-    ("removes the need" is negative), and every other turning word of the claim ("above",
-    "only", "instead") asked too."""
+    ("removes the need" is negative), every other turning word of the claim ("above",
+    "only", "instead") asked too, and no opposite framing ("expecting SHARP on *standard*
+    switches" against "does SHARP need *special* switches?")."""
     theirs, mine = turning_words(claim), turning_words(asked)
     negative = bool(theirs & _NEGATING) or bool(re.search(r"the\s+need|needless", claim, re.I))
-    return negative == bool(mine & _NEGATING) and theirs - _NEGATING <= mine - _NEGATING
+    return (negative == bool(mine & _NEGATING) and theirs - _NEGATING <= mine - _NEGATING
+            and framed_alike(asked, claim))
 
 
 def reading(sentence: str, covered: Callable[[str], float], **kwargs: bool) -> str | None:
@@ -231,8 +233,12 @@ def turning_words(text: str) -> frozenset[str]:
 def turned_alike(question: str, other: str) -> bool:
     """True if two questions are asked the same way round: the same turning words, and no
     word of one framing ("special") against its opposite ("normal") in the other."""
-    if turning_words(question) != turning_words(other):
-        return False
+    return turning_words(question) == turning_words(other) and framed_alike(question, other)
+
+
+def framed_alike(question: str, other: str) -> bool:
+    """True unless one text has a word of one framing ("special") and the other its
+    opposite ("standard") alone."""
     return not any((a.search(question) and b.search(other) and not b.search(question))
                    or (b.search(question) and a.search(other) and not a.search(question))
                    for a, b in _OPPOSED)

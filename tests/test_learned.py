@@ -57,6 +57,28 @@ def test_a_learned_instance_without_parts_has_no_opinion():
     empty = Learned()
     assert empty.yes_no("is roce lossless?", [0.0] * 4) is None
     assert empty.rank_sentences(None, [object()], None, []) is None
+    assert empty.polar_faq(None) is None
+    assert NoLearning().polar_faq(None) is None
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("question", "word"), [
+    # asked in other words than the FAQ ("Can I buy UALink hardware today?", "Can one
+    # ConnectX card run both InfiniBand and Ethernet?"): the wording rules left them unsettled
+    ("can i buy ualink switches right now?", "No"),
+    ("can one cx7 card do both infiniband and ethernet?", "Yes"),
+])
+def test_the_learned_faq_match_lends_the_authored_word_to_a_rewording(bot, question, word):
+    from assistant.faq import learned_neighbour
+
+    assert bot.ask(question).text.startswith(word)
+    rules = Learned(pages=bot.learning.pages, kind=bot.learning.kind,
+                    sentences=bot.learning.sentences, idf=bot.learning.idf,
+                    faq_questions=bot.learning._faq_questions)
+    turn = bot.turn(question, [], None)
+    draft = bot.draft(turn.question, turn.retrieval)
+    assert learned_neighbour(draft, rules) is None  # without the pair model: no match
+    assert learned_neighbour(draft, bot.learning) is not None
 
 
 def test_question_rows_are_the_embedding_then_the_cues():

@@ -107,6 +107,9 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
     # ... but "still do anything" asks the claim the other way round
     assert explain(none, covered, asked="with kernel bypass does the kernel still do anything "
                    "at all?")[0] is None
+    # "standard" in the claim, "special" in the question: the opposite framing
+    standard = "A common mistake is expecting SHARP on standard Ethernet switches for RoCE."
+    assert explain(standard, covered, asked="does sharp need special switches")[0] is None
     # "above" in the claim, "before" in the question: another claim
     above = ("A common mistake is setting ECN marking thresholds above the PFC pause "
              "threshold, so PFC pauses the link before any packet is ever marked.")
