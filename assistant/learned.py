@@ -47,12 +47,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "4"
+LEARNED_VERSION = "6"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
 YES_NO_AT = 0.5
-CUE_WEIGHT = 4.0  # the wording cues against the 384 embedding dimensions
+CUE_WEIGHT = 3.0  # the wording cues against the 384 embedding dimensions
 
 
 class Learning(Protocol):
