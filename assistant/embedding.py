@@ -66,7 +66,11 @@ def resolve_model(name: str) -> str:
 
 def backend_id(settings: Settings) -> str:
     """Name what makes the vectors: an index is only searched with the backend it was built
-    with (the manifest records it; see index.Manifest)."""
+    with (the manifest records it; see index.Manifest). The int8 backend's name carries how
+    it embeds: its vectors were batch-dependent until it embedded one text per pass, and an
+    index built then kept them through every incremental ingest."""
+    if settings.embedding_backend == "onnx-int8":
+        return "onnx-int8/single"
     return settings.embedding_backend
 
 

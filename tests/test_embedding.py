@@ -190,8 +190,20 @@ def test_an_index_is_searched_only_with_the_backend_it_was_built_with(small_sett
         by_onnx.check_ready()
     report = by_onnx.ingest(corpus, progress=False)
     assert report.rebuilt and report.units_reused == 0  # no torch vector is kept
-    assert by_onnx.check_ready().embedding_backend == small_settings.embedding_backend
+    assert by_onnx.check_ready().embedding_backend == by_onnx.backend
     assert by_onnx.ingest(corpus, progress=False).units_embedded == 0
+    # an int8 index recorded before its vectors were made one text per pass is rebuilt
+    if small_settings.embedding_backend == "onnx-int8":
+        from dataclasses import replace
+
+        from assistant.index import Manifest
+
+        old = Manifest.from_metadata(by_onnx.collection.metadata)
+        by_onnx.collection.modify(metadata=replace(old, embedding_backend="onnx-int8")
+                                  .to_metadata())
+        with pytest.raises(IndexNotReady, match="'onnx-int8' embedding backend"):
+            by_onnx.check_ready()
+        assert by_onnx.ingest(corpus, progress=False).rebuilt
     hits = by_onnx.search_vector(by_onnx.embed_query("RDMA over Ethernet on UDP port 4791"), 3)
     assert hits[0][0].slug == "roce"
 
