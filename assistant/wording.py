@@ -108,7 +108,7 @@ CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{BODY})(?P<s1>{_MONEY_SCALE})?"
           rf"|{num('m2')}(?P<s2>{_MONEY_SCALE})?\s?(?:dollars?|usd|bucks)\b"
-          rf"|{num('m3')}\s?(?:cents?\b|¢))")
+          rf"|{num('m3')}\s?(?:cents?\b|¢|c(?=\s?(?:/|per|a)\s?kwh)))")
 _PER = r"\s?(?:/|per|an?|each|every)\s?"
 _RATE_GPU_HOUR = (rf"{_PER}(?:{GPU_OR_CARD}(?:\s?(?:/|per|an?|-)\s?|[\s-]?))?{_HOUR}"
                   rf"(?:\s?(?:/|per|each|an?)\s?{GPU_OR_CARD}\b)?")
@@ -350,8 +350,9 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|\*|"
                 rf"each\swith)\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"), _nodes_times_gpus),
     Rule(52, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach)\s?"
-                r"(?:node|server|machine|host|instance)\b"), consume("gpus_per_node")),
-    Rule(53, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?)\b"), consume("nodes")),
+                r"(?:node|server|machine|host|instance|box|system|chassis)\b"),
+         consume("gpus_per_node")),
+    Rule(53, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|boxes)\b"), consume("nodes")),
     Rule(54, rx(rf"{num('n')}(?P<sc>\s?(?:k|thousand)\b)?\s?(?:x\s?|×\s?)?-?\s?"
                 rf"(?:{GPU}|(?:gpu\s)?(?:cards?|chips?)\b)"
                 r"(?![\s-]?(?:hours?|hrs?|h|days?|months?|weeks?|years?)\b)"), _gpus),

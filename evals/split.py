@@ -38,6 +38,12 @@ v6a/v6b/v6c, 84 + 82 + 81; one of calculator questions, ids c6, 42), became the 
 split whole (289 questions). It was scored once, at the end of that session's work (commit
 c701a7f's figures in the README and the closing note of issue 22), so it is spent: the next
 piece of work writes a fresh test split and moves this one into dev.
+
+Sixth round, the same session: the fifth round's test split (289, spent) was appended to dev
+(1,407 questions). Four new pools written blind by helpers who read only `corpus/` (pages
+dealt anew; ids v7a/v7b/v7c, 84 + 82 + 82; calculator questions c7, 42) became the sealed
+test split whole (290 questions), written while the session's later work (calculator
+wording, the golden set's weight in the sentence ranker) was done on dev.
 """
 
 from __future__ import annotations

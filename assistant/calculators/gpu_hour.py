@@ -40,6 +40,7 @@ from assistant.wording import (
     Rule,
     Source,
     Wording,
+    consume,
     num,
     q,
     rx,
@@ -117,6 +118,11 @@ SCHEDULE = Rule(88, rx(rf"{num('n')}\s?(?:hours?|hrs?|h)\s?(?:a|per|each|every|/
                        r"\b"), _schedule)
 
 
+# "$3.50 each per hour", "3.5 apiece an hour": each GPU's price per hour
+EACH_PER_HOUR = Rule(9, rx(rf"\$?\s?{num('n')}\s?(?:each|apiece|a\spiece|per\s(?:gpu|card))\s?"
+                            r"(?:per|an|a|/)\s?(?:hour|hr|h)\b"), consume("price"))
+
+
 class _GpuHourCost(Calculator):
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
@@ -158,7 +164,7 @@ CALCULATOR = _GpuHourCost(
         'working, or {"error": ...} naming a bad input.'),
     required=("gpus", "price_per_gpu_hour", "hours"),
     fallback=True,
-    rules=(SCHEDULE,),
+    rules=(SCHEDULE, EACH_PER_HOUR),
     example={"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100},
     order=10,
 )

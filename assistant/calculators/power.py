@@ -233,9 +233,11 @@ def power_cost(gpus: int | None = None, watts_per_gpu: float | None = None,
 _SERVER = SERVER
 _WATTS = rx(
     rf"{num('n')}\s?(?P<sc>kilo|mega|k|m)?(?P<u>watts?|w)\b(?!/)"
-    rf"(?:\s?(?:per|/|a|an|each|for\s(?:each|every|one|a))\s?(?:(?P<gpu>{GPU_OR_CARD})|"
+    rf"(?:\s?(?:per|/|a|an|each|for\s(?:each|every|one|a|the(?:\swhole)?))\s?"
+    rf"(?:(?P<gpu>{GPU_OR_CARD})|"
     rf"(?P<srv>{_SERVER}))\b|[\s-](?P<srv2>server|node|rack|system|dgx|hgx)\b|"
-    rf"\s(?P<gpu2>{GPU}))?")
+    # "a 1,000 W all-in GPU", "a 350 W PCIe card": the GPU's own, up to two words on
+    rf"\s(?:(?:all-in|pcie|sxm\d?|oam|nvidia|gpu)\s){{0,2}}(?P<gpu2>{GPU_OR_CARD})\b)?")
 _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # "256 H100s at 700 W", "each GPU draws 700 W": the power of each GPU. "a DGX H100 at
 # 10.2 kW", "NVL72 rack at 120 kW": the power of each server.
@@ -277,7 +279,7 @@ RULES = (
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.
     Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|[a-z]*\d[a-z0-9-]*)\s){{1,3}}"
-                r"(?:servers?|nodes?|racks?|systems?)\b"), consume("nodes")),
+                r"(?:servers?|nodes?|racks?|systems?|boxes)\b"), consume("nodes")),
 )
 
 _WORDS = rx(r"\b(?:electricity|electric|energy|kwh|pue|power\s(?:costs?|bills?|draw|use|"
@@ -307,6 +309,11 @@ class _PowerCost(Calculator):
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
+        counted, nodes = w.first({"gpus"}), w.first({"nodes"})
+        if ("watts_per_server" in args and "gpus_per_server" not in args and counted
+                and nodes and re.match(r"\s?(?:each|apiece)\b", w.lower[counted.end:])):
+            # "32 boxes, 10.2 kW per server, 8 GPUs each": each server's GPUs
+            args["gpus_per_server"] = args.pop("gpus")
         if "watts_per_server" in args and "gpus_per_server" not in args:
             per_node = next((x.per_node for x in w.found if x.per_node), None)
             nvl = re.search(r"\bnvl(\d{1,3})\b", w.lower)

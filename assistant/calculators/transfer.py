@@ -107,16 +107,18 @@ def transfer_time(size_gb: float, link_gbps: float, efficiency: float = 1.0,
 
 _ALLREDUCE = rx(r"\ball[\s-]?reduc\w*|\ball[\s-]?(?:gather|to[\s-]?all)\b|\bcollective")
 _MOVING = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|takes?|taking|took|transfer\w*|"
-             r"send(?:s|ing)?|sent|move[sd]?|moving|copy(?:ing)?|push\w*|hand-?offs?|"
+             r"send(?:s|ing)?|sent|move[sd]?|moving|cop(?:y|ying|ies|ied)|push\w*|hand-?offs?|"
+             r"replicat\w*|ship(?:s|ping|ped)?|upload\w*|download\w*|"
              r"how\smany\s(?:seconds|ms|milliseconds|minutes)|seconds\?|spread\w*)\b")
 
 
 # "over 8x 400g nics", "2x 800G ports": that many links in parallel (the speed is read apart)
 _MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b|gbps|gbit|tbps))")
 # "spread it over 4 links", "across 8 nics", "two ports"
+# ("across 8 400g nics": the speed between is left to be read as the link's)
 _LINKS = rx(r"\b(?:over|across|on|with|using|via|onto)\s(?P<n>\d{1,3}|two|three|four|six|eight)\s"
-            r"(?:(?:parallel|separate|bonded|[a-z]+\s)?(?:links|nics|ports|rails|adapters|cards|"
-            r"connections))\b")
+            r"(?=(?:(?:parallel|separate|bonded|[a-z0-9-]+)\s){0,2}(?:links|nics|ports|rails|"
+            r"adapters|cards|connections)\b)")
 
 
 def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
