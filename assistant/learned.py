@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "7"
+LEARNED_VERSION = "6"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -119,16 +119,14 @@ class Trees:
         self.roots, self.depth = roots, depth
 
     @classmethod
-    def fit(cls, rows: list[list[float]], labels: list[int], seed: int = 0,
-            weights: list[float] | None = None) -> Trees:
-        """Fit the trees on feature rows and 0/1 labels (and a weight per row)."""
+    def fit(cls, rows: list[list[float]], labels: list[int], seed: int = 0) -> Trees:
+        """Fit the trees on feature rows and 0/1 labels."""
         import numpy as np
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         model = HistGradientBoostingClassifier(max_depth=3, max_iter=150, learning_rate=0.05,
                                                random_state=seed)
-        model.fit(np.asarray(rows, dtype=np.float64), np.asarray(labels),
-                  sample_weight=None if weights is None else np.asarray(weights))
+        model.fit(np.asarray(rows, dtype=np.float64), np.asarray(labels))
         nodes = [p[0].nodes for p in model._predictors]  # one tree per boosting round
         offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]])
         allnodes = np.concatenate(nodes)
@@ -229,9 +227,9 @@ class Learned:
         if data is None:
             data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files)}
             learned.kind = Linear(**data["kind"])
-            rows, labels, weights = sentence_rows(assistant, files, learned)
-            data["sentences"] = Trees.fit(rows, labels, weights=weights).to_json() \
-                if len(set(labels)) > 1 else None
+            rows, labels = sentence_rows(assistant, files, learned)
+            data["sentences"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
+                else None
             rows, labels = pair_rows(assistant, files)
             data["pairs"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
                 else None
@@ -289,22 +287,16 @@ def _fit_kind(assistant: Assistant, files: tuple[Path, ...]) -> dict[str, Any]:
 
 
 def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learned
-                  ) -> tuple[list[list[float]], list[int], list[float]]:
+                  ) -> tuple[list[list[float]], list[int]]:
     """Feature rows of the candidates of every labelled question with key facts, labelled 1
-    when the sentence holds one of them, and each row's weight: the first file's (the golden
-    set's) rows count as much in all as the other files' together, so that the curated set
-    keeps its say as the blind-written splits grow."""
+    when the sentence holds one of them."""
     from .compose import rule_choices
     from .draft import candidates, with_choices
     from .evaluate import nugget_hits
 
     rows: list[list[float]] = []
     labels: list[int] = []
-    weights: list[float] = []
-    golden, others = labelled_items(files[:1]), labelled_items(files[1:])
-    items, first = golden + others, {i.id for i in golden}
-    share = max(1.0, len(others) / max(len(golden), 1))
-    for item in items:
+    for item in labelled_items(files):
         if not item.expect.nuggets:
             continue
         turn = assistant.turn(item.question, list(item.history), item.page)
@@ -319,9 +311,8 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
         rows += sentence_features(draft, pool, lead, [s.id for s in faq_sentences], sims,
                                   learned.idf)
         labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
-        weights += [share if item.id in first else 1.0] * len(pool)
     assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)
-    return rows, labels, weights
+    return rows, labels
 
 
 def pair_rows(assistant: Assistant, files: tuple[Path, ...]
