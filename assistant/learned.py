@@ -286,6 +286,18 @@ def _fit_kind(assistant: Assistant, files: tuple[Path, ...]) -> dict[str, Any]:
     return {"weights": [float(w) for w in model.coef_[0]], "bias": float(model.intercept_[0])}
 
 
+def _drafts(assistant: Assistant, files: tuple[Path, ...], wanted: Any) -> Any:
+    """Each labelled question `wanted(item)` keeps, with the draft the answer path makes of
+    it (questions it answers without retrieving, such as calculations, are left out)."""
+    for item in labelled_items(files):
+        if not wanted(item):
+            continue
+        turn = assistant.turn(item.question, list(item.history), item.page)
+        if turn.question is None or turn.retrieval is None or not turn.retrieval.hits:
+            continue
+        yield item, assistant.draft(turn.question, turn.retrieval)
+
+
 def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learned
                   ) -> tuple[list[list[float]], list[int]]:
     """Feature rows of the candidates of every labelled question with key facts, labelled 1
@@ -296,13 +308,7 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
 
     rows: list[list[float]] = []
     labels: list[int] = []
-    for item in labelled_items(files):
-        if not item.expect.nuggets:
-            continue
-        turn = assistant.turn(item.question, list(item.history), item.page)
-        if turn.question is None or turn.retrieval is None or not turn.retrieval.hits:
-            continue
-        draft = assistant.draft(turn.question, turn.retrieval)
+    for item, draft in _drafts(assistant, files, lambda i: bool(i.expect.nuggets)):
         pool = candidates(draft)
         lead, _faq, faq_sentences = rule_choices(draft, pool)
         pool = with_choices(pool, lead, faq_sentences, POOL)
@@ -324,13 +330,7 @@ def pair_rows(assistant: Assistant, files: tuple[Path, ...]
 
     rows: list[list[float]] = []
     labels: list[int] = []
-    for item in labelled_items(files):
-        if not item.expect.yes_no:
-            continue
-        turn = assistant.turn(item.question, list(item.history), item.page)
-        if turn.question is None or turn.retrieval is None or not turn.retrieval.hits:
-            continue
-        draft = assistant.draft(turn.question, turn.retrieval)
+    for item, draft in _drafts(assistant, files, lambda i: bool(i.expect.yes_no)):
         if draft.shape.intent is not Intent.YES_NO:
             continue
         for question, _sim, sentences, row in polar_pairs(draft):
