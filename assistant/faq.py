@@ -10,7 +10,7 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
-from .polarity import same_qualifiers, turned_alike, turning_words
+from .polarity import POINTS_BACK, same_qualifiers, turned_alike, turning_words
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -78,6 +78,13 @@ class FAQMatch:
                 and bool(_YES_NO.match(self.sentences[0].text)))
 
 
+def _match(question: Chunk, sim: float, sentences: tuple[Chunk, ...], alike: bool = True
+           ) -> FAQMatch:
+    """The match of an FAQ question (its chunk id ends with the item's index)."""
+    index = int(question.chunk_id.rsplit("::", 1)[-1])
+    return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
+
+
 _POINTS_TO_MANY = re.compile(r"\b(them|they|those|these)\b", re.I)
 
 
@@ -112,7 +119,6 @@ def faq_match(draft: Draft) -> FAQMatch | None:
                 sim >= FAQ_SAME or same_words) or not _addresses(draft, words, sentences):
             continue  # a Yes or No borrowed from a merely related question misleads
         if sentences:
-            index = int(question.chunk_id.rsplit("::", 1)[-1])
             # A hedged "Yes, but only bluntly" answers the FAQ's own words; one the visitor
             # adds to ("... to its fair share?") may be what the "but" denies.
             hedged = _HEDGED.match(sentences[0].text) and bool(draft.words - words)
@@ -125,7 +131,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
                          and not _POINTS_TO_MANY.search(question.text))
             alike = (same_qualifiers(draft.question, question.text) and not hedged
                      and turned_alike(draft.question, question.text) and not elsewhere)
-            return FAQMatch(question.slug, index, question.text, sim, sentences, alike)
+            return _match(question, sim, sentences, alike)
     return None
 
 
@@ -161,8 +167,7 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         words = residual_words(question.text, draft.retriever)
         if sim < NEIGHBOUR_SURE and not _addresses(draft, words, sentences[:1]):
             continue
-        index = int(question.chunk_id.rsplit("::", 1)[-1])
-        return FAQMatch(question.slug, index, question.text, sim, sentences)
+        return _match(question, sim, sentences)
     return None
 
 
@@ -213,7 +218,6 @@ PAIR_FEATURES = ("similarity", "rank", "no_term_added", "no_term_missing", "word
 #: set and the dev split, five-fold by question (two shuffles): from 0.85 no borrowed word was
 #: wrong (one or two were at 0.8), and 32-34 questions the rules left unsettled were settled.
 PAIR_AT = 0.85
-_BACK = re.compile(r"\b(it|that|this|them|they|those|these)\b", re.I)
 
 
 def polar_pairs(draft: Draft, limit: int = 3) -> list[tuple[Chunk, float, tuple[Chunk, ...],
@@ -242,7 +246,7 @@ def polar_pairs(draft: Draft, limit: int = 3) -> list[tuple[Chunk, float, tuple[
                float(turned_alike(draft.question, question.text)),
                float(classify(question.text).intent is Intent.YES_NO),
                float(bool(_HEDGED_ANY.match(sentences[0].text))), float(draft.shape.negated),
-               float(question.slug == top), float(bool(_BACK.search(draft.question))),
+               float(question.slug == top), float(bool(POINTS_BACK.search(draft.question))),
                len(turning_words(draft.question) ^ turning_words(question.text)),
                float(sentences[0].text[:3].lower() == "yes")]
         out.append((question, sim, sentences, row))
@@ -263,5 +267,4 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     if scores[best] < PAIR_AT:
         return None
     question, sim, sentences, _ = pairs[best]
-    index = int(question.chunk_id.rsplit("::", 1)[-1])
-    return FAQMatch(question.slug, index, question.text, sim, sentences)
+    return _match(question, sim, sentences)

@@ -218,6 +218,8 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
 
 
 _OR_NOT = re.compile(r"\bor\s+not\b", re.I)
+#: A pronoun pointing back at the conversation or at another part of the message.
+POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 
 
 def turning_words(text: str) -> frozenset[str]:

@@ -8,7 +8,14 @@ from typing import NamedTuple
 
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
-from .polarity import explain, mistake_qualifiers, qualifiers, same_qualifiers, turned_alike
+from .polarity import (
+    POINTS_BACK,
+    explain,
+    mistake_qualifiers,
+    qualifiers,
+    same_qualifiers,
+    turned_alike,
+)
 from .words import stems_of
 
 #: A sentence must be at least this close to a yes/no question to settle it.
@@ -94,7 +101,6 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
     return False
 
 
-_POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 
 
 def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
@@ -172,7 +178,7 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
             # stands only for a question close to the one it answers
             continue
         if how == "mistake" and (not draft.terms or (
-                _POINTS_BACK.search(draft.question) and not lent)):
+                POINTS_BACK.search(draft.question) and not lent)):
             # "does that also hit ...?", "is that actually non-blocking?": part of the claim
             # is in the conversation or the message, not in what a general sentence says
             continue
