@@ -103,7 +103,7 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
         return []
     question = draft.question
     q_stems = stems_of(question)
-    q_total = sum(idf(w) for w in q_stems) or 1.0
+    q_total = math.fsum(idf(w) for w in q_stems) or 1.0  # fsum: the same in any set order
     q_bigrams = _bigrams(question)
     q_numbers = set(numbers_in(question))
     q_quals = qualifiers(question)
@@ -126,7 +126,7 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
         rows.append([
             c.similarity, c.score, c.similarity - max_sim, c.score - max_score, 1.0 / (i + 1),
             len(words & stems) / len(words) if words else 1.0,
-            sum(idf(w) for w in shared) / q_total,
+            math.fsum(idf(w) for w in shared) / q_total,
             max((idf(w) for w in shared), default=0.0) / idf.unseen,
             float(len(q_bigrams & _bigrams(text))),
             len(q_numbers & numbers) / len(q_numbers) if q_numbers else 0.0,

@@ -35,3 +35,41 @@ def test_one_row_per_candidate_with_every_feature(fake_bot):
     assert sum(rows[0][column(f"intent_{i}")] for i in
                ("definition", "yes_no", "quantity", "general")) == 1.0
     assert sentence_features(draft, [], None, [], {}, Idf([])) == []
+
+
+_ROWS_IN_A_FRESH_PROCESS = """
+import json, sys
+from assistant.config import Settings
+from assistant.draft import candidates
+from assistant.features import Idf, sentence_features
+from assistant.testing import fake_assistant
+bot = fake_assistant(Settings.from_env({}, corpus_dir=sys.argv[1], data_dir=sys.argv[2]))
+idf = Idf(bot.retriever.sentences)
+out = []
+for q in ("does roce v2 need a lossless network with pfc and ecn",
+          "why is all-reduce bandwidth bound on large gpu clusters"):
+    turn = bot.turn(q)
+    draft = bot.draft(turn.question, turn.retrieval)
+    pool = candidates(draft)[:20]
+    out.append(sentence_features(draft, pool, None, [], {}, idf))
+print(json.dumps(out))
+"""
+
+
+def test_rows_are_the_same_whatever_the_process_hash_seed(tmp_path):
+    """Training in one process and answering in another (or two app processes) must see the
+    same numbers: no float is summed in a set's order, which changes with PYTHONHASHSEED."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import CORPUS
+
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _ROWS_IN_A_FRESH_PROCESS, str(CORPUS),
+                               str(tmp_path)], env=env, capture_output=True, text=True,
+                              timeout=120, check=True)
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 1000
