@@ -47,6 +47,13 @@ wording, the golden set's weight in the sentence ranker) was done on dev. It was
 of that work (commit 71e269e, with the golden weight), then for the same build without the
 golden weight, which did better on it and was kept (the figures in the README and the
 closing note of issue 22): it is spent.
+
+Seventh round, 2026-11-26 (the next session): the sixth round's test split (290, spent) was
+appended to dev (1,697 questions). Four new pools written blind at the start of the session,
+before any of its work was measured, by helpers who read only `corpus/` and were told to write
+no other file (pages dealt anew with seed 20261129, since 20261127 had dealt the sixth round's;
+ids v8a/v8b/v8c, 86 + 83 + 84; calculator questions c8, 42), became the sealed test split
+whole (295 questions, 93 of them yes/no).
 """
 
 from __future__ import annotations
