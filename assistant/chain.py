@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, ToolCall
 from .cache import AnswerCache
+from .comparison import compose_comparison
 from .compose import (
     CitationList,
     Draft,
     compose_answer,
-    compose_comparison,
     compose_refusal,
     follow_ups,
     is_manipulation,
-    lead_sentence,
     templates,
 )
 from .config import Settings
 from .followup import FollowUps
 from .inputs import Message, clean_history, clean_text
 from .intent import Intent, Shape, classify, negated
+from .leads import lead_sentence
 from .learned import YES_NO_AT, NoLearning
 from .text import MARKER
 

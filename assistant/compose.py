@@ -10,11 +10,11 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .answer import Answer, Citation
-from .corpus import FACT_KEYS, FACT_LABELS, Chunk, Corpus, Page, is_table_row
+from .corpus import Chunk, Corpus, Page, is_table_row
 from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
-from .leads import LEADS, _same_phrase, asked_phrase, lead_comparison, lead_sentence
+from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
@@ -93,7 +93,7 @@ def _words(text: str) -> set[str]:
     return set(_TOKEN.findall(text.lower()))
 
 
-def _repeats(retriever: Retriever, a: Chunk, b: Chunk, meaning: bool = True) -> bool:
+def repeats(retriever: Retriever, a: Chunk, b: Chunk, meaning: bool = True) -> bool:
     # A page's summary restates its definition; so do some FAQ answers. Compare meanings
     # (not for the sentence that follows its lead in the text: an explanation is close in
     # meaning to what it explains, and says something new).
@@ -149,7 +149,7 @@ def supporting_sentences(retrieval: Retrieval, retriever: Retriever, lead_slug: 
     for sentence, sim, score in scored:
         if len(chosen) >= limit or score < best - SENTENCE_WINDOW:
             break
-        if sim < SENTENCE_FLOOR or any(_repeats(retriever, sentence, t) for t in taken):
+        if sim < SENTENCE_FLOOR or any(repeats(retriever, sentence, t) for t in taken):
             continue
         chosen.append((sentence, sim))
         taken.append(sentence)
@@ -177,24 +177,33 @@ def rule_choices(draft: Draft, pool: list[Candidate]
     return lead, faq, faq_sentences(draft, faq) if faq is not None else []
 
 
-def _depends(faq: FAQMatch | None) -> bool:
+def authored_depends(faq: FAQMatch | None) -> bool:
     """True if the answer of the FAQ matched to the question opens with "It depends"."""
     return (faq is not None and bool(faq.sentences) and faq.same_qualifiers
             and bool(POLAR_OPENING.match(faq.sentences[0].text))
             and not YES_NO_OPENING.match(faq.sentences[0].text))
 
 
-def _against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
+def against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
     """True if a verdict says the opposite of the Yes or No (hedged or not: "Yes, but
     rarely") that opens the answer of the FAQ matched to the question ("can an NVLink domain
     go past one rack?" is not answered No by a common mistake the FAQ's "Yes, but" allows)."""
     if faq is None or not faq.sentences:
         return False
-    if _depends(faq):
+    if authored_depends(faq):
         return True  # the FAQ asked says "It depends": no reading says a plain Yes or No
     authored = YES_NO_OPENING.match(faq.sentences[0].text)
     word = settled.word or (YES_NO_OPENING.match(settled.sentence.text) or [""])[0]
     return bool(authored and word) and authored.group(0).lower() != str(word).lower()
+
+
+def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
+    """Another FAQ whose authored Yes or No answers this yes/no question as asked: by the
+    rules (faq.polar_neighbour), else by the matcher learned from labelled pairs."""
+    near = polar_neighbour(draft)
+    if near is None and draft.learning is not None:
+        near = draft.learning.polar_faq(draft)
+    return near
 
 
 def compose_answer(draft: Draft) -> Answer:
@@ -208,11 +217,9 @@ def compose_answer(draft: Draft) -> Answer:
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
     # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
     # Ultra Ethernet NICs?").
-    depends = _depends(faq)
+    depends = authored_depends(faq)
     if intent is Intent.YES_NO and not answered and not depends:
-        near = polar_neighbour(draft)
-        if near is None and draft.learning is not None:
-            near = draft.learning.polar_faq(draft)  # a matcher learned from labelled pairs
+        near = borrowed_polar_faq(draft)
         if near is not None:
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)
@@ -230,7 +237,7 @@ def compose_answer(draft: Draft) -> Answer:
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
-        if settled is not None and _against_faq(faq, settled):
+        if settled is not None and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:
             verdict, sentence, how = settled
@@ -316,7 +323,7 @@ def _learned_supporting(draft: Draft, ranked: list[tuple[Chunk, float]], quoted:
             break
         if sentence in taken or is_table_row(sentence.id) or "::facts" in sentence.id:
             continue
-        if any(_repeats(draft.retriever, sentence, t) for t in taken):
+        if any(repeats(draft.retriever, sentence, t) for t in taken):
             continue
         chosen.append(sentence)
         taken.append(sentence)
@@ -352,7 +359,7 @@ def next_sentence(draft: Draft, pool: list[Candidate], lead: Chunk) -> Chunk | N
         return None
     after = following[0]
     if (sims.get(after.id, 0.0) < FOLLOW_FLOOR or is_table_row(after.id)
-            or _repeats(draft.retriever, after, lead, meaning=False)):
+            or repeats(draft.retriever, after, lead, meaning=False)):
         return None
     return after
 
@@ -371,91 +378,13 @@ def _supporting(draft: Draft, pool: list[Candidate], quoted: list[Chunk], limit:
             break
         if c.similarity < SENTENCE_FLOOR or c.sentence in taken or is_table_row(c.sentence.id):
             continue
-        if any(_repeats(draft.retriever, c.sentence, t) for t in taken):
+        if any(repeats(draft.retriever, c.sentence, t) for t in taken):
             continue
         chosen.append(c.sentence)
         taken.append(c.sentence)
     order = {slug: i for i, slug in enumerate(draft.focus)}
     chosen.sort(key=lambda s: (s.slug != lead_slug, order.get(s.slug, 99), s.position))
     return chosen
-
-
-def compose_comparison(draft: Draft) -> Answer:
-    """Answer "X vs Y": the sentence that compares them (or the FAQ that asks it), both
-    definitions, a side-by-side from their facts, and the lesson if there is one."""
-    t = templates()["comparison"]
-    cites = CitationList(draft.corpus, draft.site_url)
-    parts: list[str] = []
-    quoted: list[Chunk] = []
-    pages = [draft.corpus.pages[s] for s in draft.compare[:2]]
-    faq = faq_match(draft)
-    pool = candidates(draft)
-    verdict = ""
-    settled = None
-    if draft.shape.intent is Intent.YES_NO and not (faq is not None and faq.polar):
-        settled = settle(draft, pool)
-    if settled is not None:
-        verdict, sentence, _how = settled
-        quoted.append(sentence)
-    elif faq is not None:
-        quoted.append(faq.sentences[0])
-    else:
-        # "which is better for 64 GPUs, RoCE or IB": when to choose which leads.
-        pick = (LEADS[draft.shape.intent] if draft.shape.intent in (Intent.CHOICE, Intent.CAUSE)
-                else lead_comparison)
-        lead = pick(draft, pool)
-        if lead is not None:
-            quoted.append(lead)
-    for page in pages:
-        lead = lead_sentence(page, draft.retriever)
-        if lead is not None and not any(_repeats(draft.retriever, lead, q) for q in quoted):
-            quoted.append(lead)
-    answered = draft.shape.intent is Intent.YES_NO and (
-        settled is not None or (faq is not None and faq.polar))
-    for i, sentence in enumerate(quoted[:3]):
-        n = cites.cite(sentence.slug, sentence.section, sentence.text)
-        text = (opening(verdict, sentence.text) if i == 0 and answered
-                else without_opening(sentence.text))
-        parts.append(f"{text} [{n}]")
-    text = " ".join(parts)
-    rows = [k for k in FACT_KEYS if any(k in p.facts for p in pages)]
-    if len(pages) == 2 and rows and all(p.facts for p in pages):
-        marks = "".join(f"[{cites.cite(p.slug, 'Summary')}]" for p in pages)
-        header = f"| | {_cell(pages[0].title)} | {_cell(pages[1].title)} |"
-        table = [header, "|---|---|---|"]
-        for key in rows:
-            table.append(f"| {FACT_LABELS[key]} | {_cell(pages[0].facts.get(key, '-'))} | "
-                         f"{_cell(pages[1].facts.get(key, '-'))} |")
-        text += f"\n\n{t['table_intro']} {marks}:\n\n" + "\n".join(table)
-    lesson = covering_lesson(draft.corpus, [p.slug for p in pages])
-    if lesson is not None:
-        n = cites.cite(lesson.slug, "Summary", lesson.summary)
-        text += f"\n\n{t['lesson'].format(title=lesson.title)} [{n}]."
-    retrieval = draft.retrieval
-    return Answer(text=text, citations=cites.build(), retrieved=retrieval.slugs,
-                  kind="comparison", subject=pages[0].slug,
-                  confidence=max(retrieval.best_similarity, 0.5),
-                  suggestions=follow_ups(draft.corpus, lesson.slug if lesson else pages[0].slug),
-                  intent=draft.shape.intent.value, faq=faq.ref if faq else "",
-                  gap="yes/no question the corpus does not settle"
-                  if draft.shape.intent is Intent.YES_NO and not (faq and faq.polar)
-                  and settled is None else "")
-
-
-def covering_lesson(corpus: Corpus, slugs: list[str]) -> Page | None:
-    """Return the lesson that compares these pages, if the corpus has one."""
-    titles = [corpus.pages[s].title.lower() for s in slugs]
-    for page in corpus:
-        if page.kind != "lesson":
-            continue
-        name = page.title.lower()
-        if all(t in name for t in titles) or all(s in page.slug for s in slugs):
-            return page
-    return None
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "/").replace("\n", " ")
 
 
 def compose_refusal(corpus: Corpus, retrieval: Retrieval | None, manipulation: bool = False

@@ -114,8 +114,10 @@ class FollowUps:
         asked = qualifiers(new)
         if not asked:
             return None
+        # any pair of the two words' qualifiers: a set's first member changes with the
+        # process's hash seed, and so would the question asked ("p5.48xlarge" is "p5" and "48")
         old = [w for w in re.findall(r"[\w./-]+", previous)
-               if qualifiers(w) and _same_kind(next(iter(qualifiers(w))), next(iter(asked)))]
+               if any(_same_kind(a, b) for a in qualifiers(w) for b in asked)]
         return (previous.replace(old[0], new, 1) if old
                 else f"{previous.rstrip(' ?')} for {new}")
 

@@ -217,7 +217,10 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
 ))
 
 
-_OR_NOT = re.compile(r"\bor\s+not\b", re.I)
+_OR_NOT = re.compile(r"\bor\s+(not|no)\b", re.I)
+#: An alternative question: "X or (just) Y?" offers a second answer besides the yes/no one
+#: ("or not" / "or no" asks for either word and offers none).
+ALTERNATIVE = re.compile(r"\bor\b(?!\s+(not|no)\b)", re.I)
 #: A pronoun pointing back at the conversation or at another part of the message.
 POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
 from .polarity import (
+    ALTERNATIVE,
     POINTS_BACK,
     explain,
     mistake_qualifiers,
@@ -156,11 +157,12 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
     ranked = sorted((c for c in pool if c.similarity >= SETTLE_FLOOR),
                     key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
                     reverse=True)
+    alternative = bool(ALTERNATIVE.search(draft.question))
     for rank, c in enumerate(ranked[:8]):
         if not same_qualifiers(draft.question, c.sentence.text):
             continue  # said of RoCE v2 or ZeRO stage 3, not of the v1 or stage 2 asked about
         # The sentence must name the question's terms; a clause of it, the claim's words.
-        if _contradicts(draft, c.sentence.text):
+        if _contradicts(draft, c.sentence.text) and not alternative:
             return Verdict("No", c.sentence, "contradicts")
         named = coverage_parts(draft, c.sentence.text)[0]
         if named < 0.66:
@@ -176,6 +178,10 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
             # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?", nor "Yes,
             # NCCL runs over RoCE" "can IB and RoCE share one fabric?": another FAQ's Yes/No
             # stands only for a question close to the one it answers
+            continue
+        if alternative and how != "own":
+            # "real congestion control, or just the credit thing?": a No read off a sentence
+            # may deny either option; only an answer written for the question says which
             continue
         if how == "mistake" and (not draft.terms or (
                 POINTS_BACK.search(draft.question) and not lent)):
