@@ -6,9 +6,8 @@ masks what each one matched, so "$3 an hour" is a price before "an hour" could b
 duration. This module holds the amounts every calculator shares; each calculator module adds
 rules for its own amounts (its `rules`), and assistant/quantities.py puts them together.
 
-Numbers are read with regular expressions and converted with float(); nothing the user types
-is ever evaluated. All patterns work on lower-cased text with whitespace runs collapsed, use
-re.ASCII so \\d is 0-9 only, and have no nested unbounded repeats, so time stays linear.
+Numbers are read with regexes and float(), never evaluated; patterns use re.ASCII (\\d is 0-9)
+on lower-cased, collapsed text, with no nested unbounded repeats, so time stays linear.
 """
 
 from __future__ import annotations
@@ -361,7 +360,8 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
     Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
-                rf"eight|nine|ten|eleven|twelve)[\s-]{_DURATION_UNITS}"), _word_duration),
+                rf"eight|nine|ten|eleven|twelve)[\s-](?:(?:full|whole|entire)\s)?{_DURATION_UNITS}"),
+         _word_duration),
     # "cost per month", "monthly": one such period (what no rate above claimed as its unit).
     Rule(92, rx(r"\b(?:per|each|every)\s(?P<u>day|week|month|year)\b|"
                 r"\b(?P<adv>daily|weekly|monthly|yearly|annually)\b"), _period),

@@ -53,7 +53,7 @@ def test_allreduce_time_from_chat_wording(fake_bot):
     answer = fake_bot.ask("how long does an all-reduce of 10 GB take on 8 GPUs at 400 Gb/s")
     assert answer.kind == "calculation"
     assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
-    assert answer.text.startswith("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+    assert answer.text.startswith("0.35 s (350 ms) for a ring all-reduce of 10 GB on 8 GPUs "
                                   "(algbw 28.6 GB/s, busbw 50 GB/s)")
     assert [c.slug for c in answer.citations] == ["how-all-reduce-works"]
 
@@ -114,7 +114,7 @@ def test_a_link_speed_written_400g(fake_bot):
     answer = fake_bot.ask("all-reduce of 14GB on 16 GPUs with 400G links")
     assert [c.name for c in answer.tool_calls] == ["allreduce_time"]
     assert answer.tool_calls[0].args["link_gbps"] == 400
-    assert answer.text.startswith("0.525 s for a ring all-reduce of 14 GB on 16 GPUs")
+    assert answer.text.startswith("0.525 s (525 ms) for a ring all-reduce of 14 GB on 16 GPUs")
 
 
 def test_what_if_power_was_12_cents_reruns_the_power_cost(fake_bot):

@@ -467,7 +467,7 @@ def test_allreduce_lesson_worked_example():
     # nccl-tests would report algbw 10 GB ÷ 0.35 s ≈ 28.6 GB/s and busbw 28.6 × 1.75 = 50.
     assert round(r.algbw_gb_per_s, 1) == 28.6
     assert r.busbw_gb_per_s == pytest.approx(50)
-    assert r.summary == ("0.35 s for a ring all-reduce of 10 GB on 8 GPUs "
+    assert r.summary == ("0.35 s (350 ms) for a ring all-reduce of 10 GB on 8 GPUs "
                          "(algbw 28.6 GB/s, busbw 50 GB/s)")
     assert r.formula == "2 × (8 − 1) ÷ 8 × 10 GB ÷ 50 GB/s = 0.35 s"
     assert "Data each GPU sends: 1.75 × 10 GB = 17.5 GB" in r.working

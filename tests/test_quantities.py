@@ -876,7 +876,9 @@ def test_tokens_per_second_each_is_per_gpu():
 def test_a_bare_price_apiece_is_a_price_per_gpu():
     req = detect("4 gpus @ 2.2 apiece, 4.8k tok/s total, fully busy. cost per 1m tokens")
     assert req.tool == "serving_cost"
-    assert req.args == {"price_per_gpu_hour": 2.2, "tokens_per_second": 4800.0, "gpus": 4}
+    # "fully busy" is read (utilization 1.0, also the default)
+    assert req.args == {"price_per_gpu_hour": 2.2, "tokens_per_second": 4800.0, "gpus": 4,
+                        "utilization": 1.0}
     assert run(req).result.cost_per_million_tokens == pytest.approx(0.509259, rel=1e-5)
 
 
@@ -1181,3 +1183,39 @@ def test_a_yes_no_question_about_one_amount_is_no_calculation(question):
 def test_a_request_phrased_as_can_you_still_calculates():
     req = detect("can you work out 64 gpus at $2 for a month")
     assert req is not None and req.tool == "gpu_hour_cost" and not req.missing
+
+
+@pytest.mark.parametrize("question, tool, args", [
+    ("small test rig: 4 gpus each on 100gbe, all-reducing 5 gb, no latency. time?",
+     "allreduce_time", {"buffer_gb": 5.0, "gpus": 4, "link_gbps": 100.0}),
+    ("1gb buffer all-reduced across 256 gpus, 400g per gpu, 2us latency. time + busbw?",
+     "allreduce_time", {"buffer_gb": 1.0, "gpus": 256, "link_gbps": 400.0, "latency_us": 2.0}),
+    ("replicating 50 tb between sites over a 1.6t long-haul link, 85% efficient. seconds?",
+     "transfer_time", {"size_gb": 50000.0, "link_gbps": 1600.0, "efficiency": 0.85}),
+    ("shipping a 500 mb kv cache to a decode node over 200g at 90% efficiency, in ms?",
+     "transfer_time", {"size_gb": 0.5, "link_gbps": 200.0, "efficiency": 0.9}),
+    ("single h100 at 2/hr pushing 1500 tok/s, about half utilized. per million tokens?",
+     "serving_cost", {"price_per_gpu_hour": 2.0, "tokens_per_second": 1500.0,
+                      "utilization": 0.5}),
+    ("tp=8 node, $2.49/gpu-hr, the node does 3,000 tok/s. cost per 1m tok, and the monthly "
+     "bill for 5 billion tokens?", "serving_cost",
+     {"price_per_gpu_hour": 2.49, "tokens_per_second": 3000.0, "gpus": 8,
+      "monthly_tokens": 5e9}),
+    ("whats the hourly burn on 512 gpus at $2.75/gpu-hr, and what's a full week of that?",
+     "gpu_hour_cost", {"gpus": 512, "price_per_gpu_hour": 2.75, "hours": 168.0}),
+    ("64 gpus for 500 hours at $2.20/gpu-hr, and i want to pad it 20% for restarts",
+     "training_cost", {"gpus": 64, "price_per_gpu_hour": 2.2, "hours": 500.0,
+                       "slowdown_pct": 20.0}),
+    ("1b param model on 100b tokens, 312 tflops, 50% mfu, 1.20/hr per card, 64 of them",
+     "training_cost", {"gpus": 64, "price_per_gpu_hour": 1.2, "parameters": 1e9,
+                       "tokens": 1e11, "peak_tflops_per_gpu": 312.0, "mfu": 0.5}),
+])
+def test_amounts_written_the_way_visitors_type_them(question, tool, args):
+    req = detect(question)
+    assert req.tool == tool and req.args == args
+
+
+@pytest.mark.parametrize("question", ["is 400g enough for training?",
+                                      "we have 400g of optics budget to spend"])
+def test_a_short_speed_without_a_link_or_a_sum_is_no_calculation(question):
+    assert detect(question) is None

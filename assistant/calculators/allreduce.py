@@ -109,6 +109,15 @@ def format_seconds(s: float) -> str:
     return f"{s * 1e6:.3g} µs"
 
 
+def format_duration(s: float) -> str:
+    """`format_seconds`, with the milliseconds beside a time under ten seconds that reads
+    in seconds ("0.159 s (158.8 ms)"): collective and transfer times are often asked in ms."""
+    said = format_seconds(s)
+    if math.isfinite(s) and 0.1 <= s < 10:
+        said += f" ({s * 1e3:,.4g} ms)"
+    return said
+
+
 def format_size(gb: float) -> str:
     """A size given in GB, in the unit that reads best: "17.5 GB", "2 MB"."""
     if gb >= 1 or gb == 0:
@@ -184,7 +193,7 @@ def allreduce_time(buffer_gb: float, gpus: int, link_gbps: float,
     formula = (f"2 × ({n:,} − 1) ÷ {n:,} × {format_size(size)} ÷ {_rate(bandwidth)}"
                + (f" + {steps:,} × {lat:g} µs" if lat else "")
                + f" = {format_seconds(r['total_seconds'])}")
-    summary = (f"{format_seconds(r['total_seconds'])} for a ring all-reduce of "
+    summary = (f"{format_duration(r['total_seconds'])} for a ring all-reduce of "
                f"{format_size(size)} on {n:,} GPUs (algbw {_rate(r['algbw_gb_per_s'])}, "
                f"busbw {_rate(r['busbw_gb_per_s'])})")
     return AllreduceTime(**r, formula=formula, summary=summary, working=_working(r, n))
@@ -205,9 +214,12 @@ _LINK_WORD = (r"(?:(?:ib|infiniband|ethernet|eth|roce|rdma|ndr|xdr|hdr)\s)?(?:li
               r"uplinks?|ib|infiniband|ethernet|roce|ndr|xdr|hdr)\b|"
               # "400G per GPU", "800g each": a speed given to each GPU
               r"(?:per|a|an|each|for\s+each)\s(?:gpu|nic|card|port|link|node|server)s?\b|each\b")
-_SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?(?={_LINK_WORD}|"
-                 r"[?.!]?$)|"
-                 r"(?P<p2>[gt])bits?\b)")
+_SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?"
+                 # "a 1.6t long-haul link": one word may describe the link
+                 rf"(?=(?:[a-z][a-z-]*\s)?(?:{_LINK_WORD})|[?.!]?$)|"
+                 # "100gbe" is Ethernet at that speed wherever it stands; "over 200g" a link
+                 r"(?P<p2>[gt])(?:bits?|be)\b)")
+_OVER_LINK = rx(rf"(?<=\bover\s){num('n')}\s?(?P<p>[gt])\b")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
            r"\b(?!\s?/|ps)")
 _LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usec|microseconds?|ms|msec|milliseconds?|ns|"
@@ -231,7 +243,7 @@ def _bandwidth(m: re.Match[str], src: Source) -> list[Quantity]:
 
 
 def _short_link(m: re.Match[str], src: Source) -> list[Quantity]:
-    prefix = m.group("p") or m.group("p2")
+    prefix = m.groupdict().get("p") or m.group("p2")
     value = scaled(to_float(m.group("n")), 1000.0 if prefix == "t" else 1.0)
     written = src.original[m.start():m.end()].strip()
     return [Quantity("link_gbps", value, m.start(), m.start() + len(written), written.lower(),
@@ -262,7 +274,7 @@ def _latency(m: re.Match[str], src: Source) -> list[Quantity]:
 _DTYPE = rx(r"\b(?:bf16|fp16|fp32|fp8|float16|float32)\b")
 _DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "float16": 2.0, "fp32": 4.0, "float32": 4.0,
                 "fp8": 1.0}
-_ALLREDUCE = rx(r"\ball[\s-]?reduces?\b|\ballreduc(?:e|es|ing)\b|\ball[\s-]reducing\b")
+_ALLREDUCE = rx(r"\ball[\s-]?reduc(?:e|es|ed|ing)\b")
 _OWN_KINDS = frozenset({"buffer_gb", "link_gbps", "latency_us"})
 _TIME_WORDS = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|times|takes?|taking|took|duration|"
                  r"seconds?|estimate|calculate|compute|work\sout)\b")
@@ -329,6 +341,7 @@ CALCULATOR = _AllreduceTime(
     },
     required=("buffer_gb", "gpus", "link_gbps"),
     rules=(Rule(23, _SHORT_LINK, _short_link), Rule(24, _BANDWIDTH, _bandwidth),
+           Rule(25, _OVER_LINK, _short_link),
            Rule(25, _SIZE, _size),
            Rule(26, _LATENCY, _latency)),
     words=_ALLREDUCE,

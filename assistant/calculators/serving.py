@@ -179,7 +179,7 @@ def _throughput(m: re.Match[str], src: Source) -> list[Quantity]:
 
 def _monthly_tokens(m: re.Match[str], src: Source) -> list[Quantity]:
     value = scaled(to_float(m.group("n")), m.group("sc"))
-    unit = (m.group("u") or m.group("ly") or "month")
+    unit = (m.groupdict().get("u") or m.groupdict().get("ly") or "month")
     if unit.startswith("d"):
         value *= HOURS_PER_MONTH / HOURS_PER_DAY
     elif unit.startswith("w"):
@@ -205,6 +205,16 @@ RULES = (
          fraction_handler("utilization")),
     Rule(34, rx(rf"\butili[sz]ation{CONNECT}{num('n')}(?P<pc>{PCT})?"),
          fraction_handler("utilization")),
+    # "the monthly bill for 5 billion tokens", "monthly cost at 2b tokens"
+    Rule(23, rx(rf"\b(?:monthly|a\smonth(?:ly)?|per\smonth)\s(?:bill|cost|spend|total)?\s?"
+                rf"(?:for|of|at|with)\s{num('n')}(?P<sc>{SCALE})?\s?(?:tokens?|toks?)\b"),
+         _monthly_tokens),
+    # "about half utilized", "fully busy": a share said in words
+    Rule(36, rx(r"\b(?P<w>half|fully)\s(?:utili[sz]ed|busy|loaded)\b"),
+         lambda m, src: q("utilization", 0.5 if m.group("w") == "half" else 1.0, m, src)),
+    # "a tp=8 node", "tp8": tensor parallel over that many GPUs
+    Rule(37, rx(r"\btp\s?=?\s?(?P<n>\d{1,3})\b"),
+         lambda m, src: q("gpus", float(m.group("n")), m, src)),
 )
 
 _SERVING = rx(

@@ -297,6 +297,12 @@ _SLOW_WORD = rx(r"\b(?:slow-?down|slower|longer|overhead)\b")
 _MODEL_KINDS = frozenset(_MODEL_INPUTS)
 
 RULES = (
+    # "pad it 20% for restarts", "padding of 15%": a margin on the GPU-hours
+    Rule(29, rx(rf"\bpad(?:ding|ded)?\s(?:(?:it|that|this|the\s(?:budget|estimate|run))\s)?"
+                rf"(?:by\s|of\s)?{num('n')}{PCT}"), consume("slowdown_pct")),
+    # "1.20/hr per card, 64 of them": the cards counted
+    Rule(55, rx(rf"{num('n')}\sof\s(?:them|those|these)\b"),
+         lambda m, src: q("gpus", to_float(m.group("n")), m, src)),
     Rule(30, rx(rf"{num('n')}\s?(?:(?:dense|sparse|peak|bf16|fp16|fp8|fp32|tf32)\s){{0,3}}"
                 r"(?P<u>tflop/s|tflops?|teraflop/s|teraflops?|pflop/s|pflops?|petaflop/s|"
                 r"petaflops?)(?=[^a-z0-9]|$)"), _peak),

@@ -33,6 +33,7 @@ from assistant.calculators.allreduce import (
     BITS_PER_BYTE,
     MAX_BUFFER_GB,
     MAX_LINK_GBPS,
+    format_duration,
     format_seconds,
     format_size,
 )
@@ -98,7 +99,7 @@ def transfer_time(size_gb: float, link_gbps: float, efficiency: float = 1.0,
                    "transfers.")
     formula = f"{format_size(size)} ÷ {rate:,.4g} GB/s = {format_seconds(seconds)}"
     links_said = f"{n:,} × " if n > 1 else ""
-    summary = (f"{format_seconds(seconds)} to move {format_size(size)} over {links_said}"
+    summary = (f"{format_duration(seconds)} to move {format_size(size)} over {links_said}"
                f"{link:,g} Gb/s" + (f" at {share:.0%} of the link speed" if share < 1 else ""))
     return TransferTime(size_gb=size, link_gbps=link, efficiency=share, links=n,
                         rate_gb_per_s=rate, seconds=seconds, formula=formula, summary=summary,
