@@ -134,7 +134,7 @@ _SUPERSEDED = re.compile(
 _WORD_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "a couple of": 2, "half a": 0.5, "half an": 0.5,
+    "a couple of": 2, "half a": 0.5, "half an": 0.5, "the": 1,
 }
 _DURATION_UNITS = r"(?P<u>hours?|hrs?|h|minutes?|mins?|days?|weeks?|wks?|months?|years?|yrs?)\b"
 
@@ -359,9 +359,9 @@ CORE_RULES: tuple[Rule, ...] = (
     # follow-up "what about 60%?" after a serving cost is its utilization).
     Rule(89, rx(rf"{num('n')}{PCT}"), consume("percent")),
     Rule(90, rx(rf"{num('n')}[\s-]?{_DURATION_UNITS}"), _duration),
-    Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|one|two|three|four|five|six|seven|"
-                rf"eight|nine|ten|eleven|twelve)[\s-](?:(?:full|whole|entire)\s)?{_DURATION_UNITS}"),
-         _word_duration),
+    Rule(91, rx(r"\b(?P<w>a\scouple\sof|half\san?|an?|the(?=\s(?:full|whole|entire)\s)|one|two|"
+                r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]"
+                rf"(?:(?:full|whole|entire)\s)?{_DURATION_UNITS}"), _word_duration),
     # "cost per month", "monthly": one such period (what no rate above claimed as its unit).
     Rule(92, rx(r"\b(?:per|each|every)\s(?P<u>day|week|month|year)\b|"
                 r"\b(?P<adv>daily|weekly|monthly|yearly|annually)\b"), _period),

@@ -1219,3 +1219,18 @@ def test_amounts_written_the_way_visitors_type_them(question, tool, args):
                                       "we have 400g of optics budget to spend"])
 def test_a_short_speed_without_a_link_or_a_sum_is_no_calculation(question):
     assert detect(question) is None
+
+
+@pytest.mark.parametrize("first, follow_up, changed", [
+    ("2 tb over 100gbps at 80% efficiency?", "what if we bond 4 of those links?",
+     {"links": 4.0}),
+    ("training run on 512 gpus for 200 hours at $2.40/gpu-hr, what does it cost?",
+     "what if the network slows it down 25%?", {"slowdown_pct": 25.0}),
+    ("cost of 32 gpus at $2.75/hr for a day?", "ok and if we keep them the whole month?",
+     {"hours": 730.0}),
+])
+def test_a_what_if_changes_one_input_of_the_previous_calculation(first, follow_up, changed):
+    previous = detect(first)
+    again = detect(follow_up, previous)
+    assert again.tool == previous.tool and not again.missing
+    assert again.args == {**previous.args, **changed}

@@ -197,6 +197,10 @@ def _costs(base: _Baseline, p: float | None, gpu_hours_slow: float
     cost_slow = finite_result("cost", gpu_hours_slow * p,
                               ("price_per_gpu_hour", "slowdown_pct", "overhead_pct"))
     extra_cost = cost_slow - base_cost
+    if gpu_hours_slow == base.gpu_hours:  # no slowdown: one cost, not three equal ones
+        base.working.append(f"Cost: {format_number(base.gpu_hours)} GPU-hours × {price} = "
+                            f"{format_money(base_cost)}")
+        return base_cost, cost_slow, extra_cost
     base.working.extend([
         f"Baseline cost: {format_number(base.gpu_hours)} GPU-hours × {price} = "
         f"{format_money(base_cost)}",
@@ -251,16 +255,17 @@ def training_cost(
     base = (_from_hours(g, hours, any(v is not None for v in given.values()))
             if hours is not None else _from_model(g, given))
     multiplier = (1 + slow / 100) * (1 + over / 100)
-    base.working.append(
-        f"Slowdown {slow:g}% and overhead {over:g}% stretch time multiplicatively: "
-        f"(1 + {slow / 100:g}) × (1 + {over / 100:g}) = × {multiplier:.6g}")
     gpu_hours_slow = base.gpu_hours * multiplier
     hours_slow = None if base.hours is None else base.hours * multiplier
-    if hours_slow is not None and base.hours is not None:
-        base.working.append(f"Wall-clock with slowdown: {format_number(base.hours)} h × "
-                            f"{multiplier:.6g} = {format_number(hours_slow)} h")
-    base.working.append(f"GPU-hours with slowdown: {format_number(base.gpu_hours)} × "
-                        f"{multiplier:.6g} = {format_number(gpu_hours_slow)} GPU-hours")
+    if multiplier != 1:
+        base.working.append(
+            f"Slowdown {slow:g}% and overhead {over:g}% stretch time multiplicatively: "
+            f"(1 + {slow / 100:g}) × (1 + {over / 100:g}) = × {multiplier:.6g}")
+        if hours_slow is not None and base.hours is not None:
+            base.working.append(f"Wall-clock with slowdown: {format_number(base.hours)} h × "
+                                f"{multiplier:.6g} = {format_number(hours_slow)} h")
+        base.working.append(f"GPU-hours with slowdown: {format_number(base.gpu_hours)} × "
+                            f"{multiplier:.6g} = {format_number(gpu_hours_slow)} GPU-hours")
     costs = _costs(base, p, gpu_hours_slow)
     formula, summary = _headline(base, p, multiplier, gpu_hours_slow, hours_slow, costs)
     base_cost, cost_slow, extra_cost = costs
@@ -294,6 +299,9 @@ def _times_slowdown(m: re.Match[str], src: Source) -> list[Quantity]:
 
 
 _SLOW_WORD = rx(r"\b(?:slow-?down|slower|longer|overhead)\b")
+#: What selects this calculator: a slowdown, or a training run's cost asked outright ("a
+#: training run on 256 gpus for 9 days at $2.99/gpu-hr": no slowdown, the same figures).
+_TRAINING_WORDS = rx(r"\b(?:slow-?down|slower|longer|overhead|training\s(?:run|job)s?)\b")
 _MODEL_KINDS = frozenset(_MODEL_INPUTS)
 
 RULES = (
@@ -332,8 +340,8 @@ RULES = (
     Rule(38, rx(rf"\b(?:slow-?down|slower|longer){CONNECT}{num('n')}{PCT}"),
          consume("slowdown_pct")),
     # "slows every step by about 15%", "slows the job down by 10%"
-    Rule(38, rx(r"\bslows?\s(?:(?:every|each|the|our|my|its)\s)?(?:(?:training\s)?(?:step|"
-                rf"iteration|job|run|training)s?\s)?(?:down\s)?by\s(?:about\s|around\s|roughly\s|"
+    Rule(38, rx(r"\bslows?\s(?:it\s|(?:every|each|the|our|my|its)\s)?(?:(?:training\s)?(?:step|"
+                rf"iteration|job|run|training)s?\s)?(?:down\s)?(?:by\s)?(?:about\s|around\s|roughly\s|"
                 rf"~\s?)?{num('n')}{PCT}"), consume("slowdown_pct")),
     Rule(39, rx(rf"{num('n')}\s?(?:x|×|times)\s?(?:as\slong|longer|slower|the\stime)\b"),
          _times_slowdown),
@@ -411,7 +419,7 @@ CALCULATOR = _TrainingCost(
         "overhead_pct": Prompt("How much overhead should I add, e.g. 5%?", "{v:g}% overhead"),
     },
     rules=RULES,
-    words=_SLOW_WORD,
+    words=_TRAINING_WORDS,
     picked_by=frozenset({"slowdown_pct", "overhead_pct", *_MODEL_INPUTS}),
     priority=20,
     example={"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100, "slowdown_pct": 30},

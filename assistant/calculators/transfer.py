@@ -117,7 +117,8 @@ _MOVING = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|takes?|taking|took|tran
 _MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b|gbps|gbit|tbps))")
 # "spread it over 4 links", "across 8 nics", "two ports"
 # ("across 8 400g nics": the speed between is left to be read as the link's)
-_LINKS = rx(r"\b(?:over|across|on|with|using|via|onto)\s(?P<n>\d{1,3}|two|three|four|six|eight)\s"
+_LINKS = rx(r"\b(?:over|across|on|with|using|via|onto|bond|bonding)\s"
+            r"(?P<n>\d{1,3}|two|three|four|six|eight)\s"
             r"(?=(?:(?:parallel|separate|bonded|[a-z0-9-]+)\s){0,2}(?:links|nics|ports|rails|"
             r"adapters|cards|connections)\b)")
 
@@ -128,12 +129,17 @@ def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
     return [Quantity("links", value, m.start("n"), m.end("n"), raw)]
 
 
+#: "2 tb over 100gbps at 80% efficiency?": a size, a link and its efficiency ask for a time.
+_EFFICIENCY = rx(r"\befficien(?:cy|t)\b")
+
+
 class _TransferTime(Calculator):
     def selects(self, w: Wording) -> bool:
         # A size and a link speed, and no collective: an all-reduce is its own calculator.
         kinds = w.kinds()
         return ({"buffer_gb", "link_gbps"} <= kinds and not MONEY_KINDS & kinds
-                and not _ALLREDUCE.search(w.lower) and bool(_MOVING.search(w.lower)))
+                and not _ALLREDUCE.search(w.lower)
+                and bool(_MOVING.search(w.lower) or _EFFICIENCY.search(w.lower)))
 
     def intends(self, w: Wording) -> bool:
         return self.selects(w)
