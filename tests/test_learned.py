@@ -125,8 +125,11 @@ def test_learned_parts_are_trained_once_then_loaded(bot, built):
 @pytest.mark.parametrize("question", [
     "we run four 8-gpu servers. do they really need infiniband between them?",
     # "roce and rocev2, same thing?" scored 0.44 once the fourth round's questions joined
-    # dev (2026-11-26); the detector is fitted, and this wording is the docstring's own
-    "leaf-spine and clos, same thing?",
+    # dev (2026-11-26), and "leaf-spine and clos, same thing?" 0.41 once the sixth round's
+    # did: the detector is fitted, and its labels say whether the corpus settles a question,
+    # not only whether it is worded as yes/no ("dpu vs smartnic, same thing?" is labelled
+    # without a Yes or No, because the corpus says it depends)
+    "gds and gdr - same thing?",
 ])
 def test_a_yes_no_question_is_recognised_whatever_its_wording(bot, question):
     turn = bot.turn(question)
