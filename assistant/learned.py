@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .features import QUESTION_CUES, SENTENCE_FEATURES, Idf, question_cues, sentence_features
-from .rerank import LABELLED, Reranker, cache_key, labelled_items
+from .rerank import LABELLED, RERANKER_VERSION, Reranker, cache_key, labelled_items
+from .trees import SENTENCE_TREES, Trees
 
 if TYPE_CHECKING:
-    import numpy as np
 
     from .chain import Assistant
     from .corpus import Chunk
@@ -108,80 +108,6 @@ class Linear:
         return float(1.0 / (1.0 + np.exp(-z)))
 
 
-#: The FAQ pair matcher's booster (its threshold, faq.PAIR_AT, was chosen with this shape).
-SMALL_TREES: dict[str, Any] = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05}
-#: The sentence ranker's: five-fold CV by question over golden + dev (five shuffles), the
-#: share of questions whose top-ranked candidate holds a key fact went 0.821 -> 0.833 against
-#: SMALL_TREES; it costs about 0.3 ms more per answer (30 candidates).
-SENTENCE_TREES: dict[str, Any] = {"max_depth": 5, "max_iter": 250, "learning_rate": 0.04,
-                                  "min_samples_leaf": 40}
-
-
-class Trees:
-    """Gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier) as arrays."""
-
-    def __init__(self, baseline: float, feature: np.ndarray, threshold: np.ndarray,
-                 left: np.ndarray, right: np.ndarray, leaf: np.ndarray, value: np.ndarray,
-                 roots: np.ndarray, depth: int):
-        self.baseline, self.feature, self.threshold = baseline, feature, threshold
-        self.left, self.right, self.leaf, self.value = left, right, leaf, value
-        self.roots, self.depth = roots, depth
-
-    @classmethod
-    def fit(cls, rows: list[list[float]], labels: list[int], seed: int = 0,
-            shape: dict[str, Any] | None = None) -> Trees:
-        """Fit the trees on feature rows and 0/1 labels (`shape`: the booster's depth, rounds,
-        rate and leaf size; SMALL_TREES unless given)."""
-        import numpy as np
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        model = HistGradientBoostingClassifier(**(shape or SMALL_TREES), random_state=seed)
-        model.fit(np.asarray(rows, dtype=np.float64), np.asarray(labels))
-        nodes = [p[0].nodes for p in model._predictors]  # one tree per boosting round
-        offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]])
-        allnodes = np.concatenate(nodes)
-        shift = np.repeat(offsets, [len(n) for n in nodes])
-        return cls(float(np.ravel(model._baseline_prediction)[0]),
-                   allnodes["feature_idx"].astype(np.int64),
-                   allnodes["num_threshold"].astype(np.float64),
-                   allnodes["left"].astype(np.int64) + shift,
-                   allnodes["right"].astype(np.int64) + shift,
-                   allnodes["is_leaf"].astype(bool), allnodes["value"].astype(np.float64),
-                   offsets.astype(np.int64), int(allnodes["depth"].max()))
-
-    def proba(self, rows: list[list[float]]) -> list[float]:
-        """Probability of the positive class for each row."""
-        import numpy as np
-
-        x = np.asarray(rows, dtype=np.float64)
-        if not len(x):
-            return []
-        node = np.tile(self.roots, (len(x), 1))  # (rows, trees)
-        at = np.arange(len(x))[:, None]
-        for _ in range(self.depth):
-            go_left = x[at, self.feature[node]] <= self.threshold[node]
-            node = np.where(self.leaf[node], node,
-                            np.where(go_left, self.left[node], self.right[node]))
-        raw = self.baseline + self.value[node].sum(axis=1)
-        return list(1.0 / (1.0 + np.exp(-raw)))
-
-    def to_json(self) -> dict[str, Any]:
-        """The arrays as lists."""
-        return {"baseline": self.baseline, "depth": self.depth,
-                **{k: getattr(self, k).tolist() for k in
-                   ("feature", "threshold", "left", "right", "leaf", "value", "roots")}}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Trees:
-        """Rebuild from `to_json`."""
-        import numpy as np
-
-        kinds = {"feature": np.int64, "threshold": np.float64, "left": np.int64,
-                 "right": np.int64, "leaf": bool, "value": np.float64, "roots": np.int64}
-        return cls(float(data["baseline"]), depth=int(data["depth"]),
-                   **{k: np.asarray(data[k], dtype=t) for k, t in kinds.items()})
-
-
 class Learned:
     """The fitted parts; each may be None (that part then keeps the rules' choice)."""
 
@@ -231,8 +157,9 @@ class Learned:
         learned.pages = Reranker.load_or_train(assistant, files)
         if not files:
             return learned
-        assistant.learning = learned  # the sentence rows are drawn with pages and kinds on
-        path = cache_key(assistant, files, "learned", f"{LEARNED_VERSION}")
+        assistant.learning = learned  # the sentence rows are drawn with pages and kinds on,
+        # so a new page ranking (RERANKER_VERSION) retrains these parts too
+        path = cache_key(assistant, files, "learned", f"{LEARNED_VERSION}-{RERANKER_VERSION}")
         data = _read(path)
         if data is None:
             data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files)}

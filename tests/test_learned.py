@@ -7,7 +7,8 @@ import pytest
 
 from assistant.config import Settings, SettingsError
 from assistant.features import QUESTION_CUES, question_cues
-from assistant.learned import LEARNED_VERSION, Learned, Linear, NoLearning, Trees, question_row
+from assistant.learned import LEARNED_VERSION, Learned, Linear, NoLearning, question_row
+from assistant.trees import Trees
 
 
 def _data(n: int = 400, seed: int = 0):
