@@ -191,8 +191,10 @@ def without_opening(sentence: str) -> str:
     rest = re.sub(r"^(yes|no|it\s+depends(\s+on\s+[^,:;]{1,40})?)\s*[,:;-]\s*"
                   r"((partly|mostly|in\s+general|in\s+most\s+cases|usually|often|sometimes|"
                   r"not\s+always|not\s+quite|not\s+necessarily|somewhat)\s*[,:;-]\s*)?"
-                  # "Yes, but only bluntly: PFC ...": a hedge of up to four words before a colon
-                  r"((but|only|though|although)\b[^,:;.]{0,30}:\s*)?",
+                  # "Yes, but only bluntly: PFC ...", "Yes, in first products: the ...": a
+                  # short hedge before a colon qualifies the dropped word and goes with it
+                  r"((but|only|though|although|in|for|on|at|with|not|as|by|within|from)\b"
+                  r"[^,:;.]{0,30}:\s*)?",
                   "", sentence, flags=re.I)
     return rest[:1].upper() + rest[1:] if rest != sentence and rest else sentence
 

@@ -336,8 +336,7 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(11, rx(_MONEY + _RATE_UNIT), _rate),
     Rule(12, rx(_MONEY + _RATE_OTHER), _kind("money_other")),
     Rule(13, rx(_MONEY), _bare_money),
-    # "NaN dollars an hour": the rate phrase without a readable amount must not leave
-    # "an hour" behind to be read as a one-hour job.
+    # "NaN dollars an hour": no readable amount, and no "an hour" left for a one-hour job.
     Rule(14, rx(rf"(?:\$|dollars?|usd|bucks){_RATE_GPU_HOUR}"), lambda m, src: []),
     # "2.49 an hour", "5.80/gpu-hr", "1.85/gpu/hr": a rate per GPU-hour needs no "$".
     Rule(15, rx(rf"{num('n')}{_RATE_GPU_HOUR}"), _bare_rate),
@@ -346,8 +345,9 @@ CORE_RULES: tuple[Rule, ...] = (
                 rf"a\spiece|(?:per|a|an|/)\s?{GPU_OR_CARD}\b)"), _at_each),
     Rule(50, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?{GPU_OR_CARD}[\s-]?{_HOUR}"),
          consume("gpu_hours")),
-    Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|\*|"
-                rf"each\swith)\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"), _nodes_times_gpus),
+    Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|"
+                rf"\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
+         _nodes_times_gpus),
     Rule(52, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach)\s?"
                 r"(?:node|server|machine|host|instance|box|system|chassis)\b"),
          consume("gpus_per_node")),

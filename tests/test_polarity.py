@@ -2,7 +2,7 @@
 
 import pytest
 
-from assistant.polarity import reading
+from assistant.polarity import reading, without_opening
 
 
 def words_share(*words):
@@ -151,3 +151,16 @@ def test_a_mistake_names_the_case_it_is_said_of():
     assert mistake_qualifiers("A common mistake is to treat RoCE v1 and RoCE v2 as "
                               "interchangeable, when only RoCE v2 can be routed.") == {"v1", "v2"}
     assert mistake_qualifiers("RoCE v2 can be routed.") == frozenset()
+
+
+@pytest.mark.parametrize("sentence, rest", [
+    ("Yes, in first products: the specification has been public since June 2025.",
+     "The specification has been public since June 2025."),
+    ("No, not in raw link speed: current adapters offer the same port speeds.",
+     "Current adapters offer the same port speeds."),
+    # a clause of its own before the colon is part of the answer, not a hedge
+    ("No, PFC is flow control: pause frames propagate hop by hop.",
+     "PFC is flow control: pause frames propagate hop by hop."),
+])
+def test_a_dropped_yes_or_no_takes_its_short_hedge_with_it(sentence, rest):
+    assert without_opening(sentence) == rest

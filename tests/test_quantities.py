@@ -1188,6 +1188,9 @@ def test_a_request_phrased_as_can_you_still_calculates():
 @pytest.mark.parametrize("question, tool, args", [
     ("small test rig: 4 gpus each on 100gbe, all-reducing 5 gb, no latency. time?",
      "allreduce_time", {"buffer_gb": 5.0, "gpus": 4, "link_gbps": 100.0}),
+    ("we have 16 h100 nodes, 8 gpus each, 400g rail optimized. all-reduce of 20gb how long? "
+     "assume 5us", "allreduce_time",
+     {"buffer_gb": 20.0, "gpus": 128, "link_gbps": 400.0, "latency_us": 5.0}),
     ("1gb buffer all-reduced across 256 gpus, 400g per gpu, 2us latency. time + busbw?",
      "allreduce_time", {"buffer_gb": 1.0, "gpus": 256, "link_gbps": 400.0, "latency_us": 2.0}),
     ("replicating 50 tb between sites over a 1.6t long-haul link, 85% efficient. seconds?",

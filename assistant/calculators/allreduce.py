@@ -211,7 +211,7 @@ _BANDWIDTH = rx(
 # short is in bits.
 _LINK_WORD = (r"(?:(?:ib|infiniband|ethernet|eth|roce|rdma|ndr|xdr|hdr)\s)?(?:links?|nics?|ports?|"
               r"adapters?|networks?|networking|fabric|hcas?|connections?|interconnect|cards?|"
-              r"uplinks?|ib|infiniband|ethernet|roce|ndr|xdr|hdr)\b|"
+              r"uplinks?|rails?|ib|infiniband|ethernet|roce|ndr|xdr|hdr)\b|"
               # "400G per GPU", "800g each": a speed given to each GPU
               r"(?:per|a|an|each|for\s+each)\s(?:gpu|nic|card|port|link|node|server)s?\b|each\b")
 _SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?"

@@ -278,8 +278,10 @@ RULES = (
     Rule(29, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach|in\sa)\s?racks?\b"),
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.
+    # ("16 h100 nodes, 8 gpus each" / "of 8 gpus" are GPUs counted node by node: rule 51)
     Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|[a-z]*\d[a-z0-9-]*)\s){{1,3}}"
-                r"(?:servers?|nodes?|racks?|systems?|boxes)\b"), consume("nodes")),
+                r"(?:servers?|nodes?|racks?|systems?|boxes)\b"
+                rf"(?!,?\s?(?:of\s|with\s)?\d+\s?{GPU}(?:\seach)?)"), consume("nodes")),
 )
 
 _WORDS = rx(r"\b(?:electricity|electric|energy|kwh|pue|power\s(?:costs?|bills?|draw|use|"
