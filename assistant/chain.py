@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: A message that continues the previous question rather than asking a new one.
+_CONTINUES = re.compile(r"^\s*(and|so|ok(ay)?|then|but|also|what\s+about|how\s+about|what\s+if|"
+                        r"same\b|is\s+it|does\s+it|can\s+it|do\s+they|are\s+they)\b", re.I)
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -310,6 +313,11 @@ class Assistant:
             subjects = (hint,) if hint else ()
         if hint and hint not in q.terms:
             query = f"{q.text} ({self.corpus.pages[hint].title})"
+        previous = next((m.content for m in reversed(q.history) if m.role == "user"), None)
+        if previous and (not q.terms or _CONTINUES.match(q.text)):
+            # "and the ethernet version?" after "what does a 256-GPU 400G IB fabric cost":
+            # the follow-up is searched together with the question it continues
+            query = f"{previous} {query}"
         k = max(self.settings.top_k, 5)
         retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
         t0 = time.perf_counter()

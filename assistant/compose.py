@@ -213,12 +213,15 @@ def compose_answer(draft: Draft) -> Answer:
     pool = candidates(draft)
     lead, faq, faq_lead = rule_choices(draft, pool)
     quoted: list[Chunk] = list(faq_lead) or ([lead] if lead is not None else [])
-    answered = intent is Intent.YES_NO and faq is not None and faq.polar
+    # "and on ethernet?": a message with no claim of its own leaves what is asked in the
+    # conversation, and a Yes or No matched through it may answer the previous question
+    claims = bool(draft.words) or len(draft.terms) >= 2
+    answered = intent is Intent.YES_NO and faq is not None and faq.polar and claims
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
     # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
     # Ultra Ethernet NICs?").
     depends = authored_depends(faq)
-    if intent is Intent.YES_NO and not answered and not depends:
+    if intent is Intent.YES_NO and not answered and not depends and claims:
         near = borrowed_polar_faq(draft)
         if near is not None:
             faq, faq_lead, answered = near, faq_sentences(draft, near), True

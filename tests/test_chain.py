@@ -119,6 +119,19 @@ def test_history_lends_a_subject_but_never_scope(bot):
     assert not follow.refused and "ultra-ethernet" in [c.slug for c in follow.citations]
 
 
+def test_a_follow_up_is_searched_with_the_question_it_continues(bot):
+    history = [{"role": "user", "content": "what does a 256 gpu 400g ib fabric cost roughly"},
+               {"role": "assistant", "content": "About 12.5 percent of hardware cost."}]
+    follow = bot.ask("and the ethernet version?", history)
+    assert follow.citations[0].slug == "what-the-network-costs"
+    # ...and a message with no claim of its own borrows no Yes or No through it: "and on
+    # ethernet?" after adaptive routing on InfiniBand is not "Is InfiniBand Ethernet? No"
+    history = [{"role": "user", "content": "does infiniband do adaptive routing?"},
+               {"role": "assistant", "content": "Yes, in the switches."}]
+    answer = bot.ask("and on ethernet?", history)
+    assert not answer.text.startswith(("Yes", "No")) and answer.polarity == ""
+
+
 @pytest.mark.parametrize("question, word", [
     ("is nvlink able to hook a gpu up to a cpu?", "Yes"),  # an FAQ asked in other words
     ("are leaf-spine networks and clos networks the same thing?", "Yes"),
