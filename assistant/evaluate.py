@@ -20,8 +20,8 @@ DEFAULT_GOLDEN = REPO / "evals" / "golden.jsonl"
 THRESHOLDS = REPO / "evals" / "thresholds.toml"
 REPORT = REPO / "evals" / "REPORT.md"
 METRICS = ("hit_at_1", "hit_at_5", "mrr", "cited_expected", "tool_accuracy", "number_accuracy",
-           "refusal_accuracy", "false_refusals", "nugget_recall", "answer_first",
-           "yes_no_accuracy", "wrong_polarity", "dangling", "latency_ms_p50",
+           "refusal_accuracy", "false_refusals", "out_of_scope_declined", "nugget_recall",
+           "answer_first", "yes_no_accuracy", "wrong_polarity", "dangling", "latency_ms_p50",
            "latency_ms_p95")
 #: The three question sets: golden (regression, tuned on), dev (blind-written, tune on it) and
 #: test (blind-written, sealed: scored once at the end of a piece of work, never tuned on).
@@ -201,6 +201,7 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
     with_tool = [r for r in rows if r["expect"]["tool"]]
     with_numbers = [r for r in rows if r["expect"]["numbers"]]
     in_scope = [r for r in rows if not r["expect"]["refuse"]]
+    out_of_scope = [r for r in rows if r["expect"]["refuse"]]
     latencies = sorted(r["latency_ms"] for r in rows)
 
     def share(hits: int, total: int) -> float:
@@ -222,6 +223,10 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "refusal_accuracy": share(sum(1 for r in rows
                                       if r["refused"] == r["expect"]["refuse"]), len(rows)),
         "false_refusals": sum(1 for r in in_scope if r["refused"]),
+        # refusal_accuracy counts every row, so a few out-of-scope questions answered hide
+        # among many in-scope ones: this is the share of out-of-scope questions declined
+        "out_of_scope_declined": share(sum(1 for r in out_of_scope if r["refused"]),
+                                       len(out_of_scope)),
         **answer_metrics(rows),
         "latency_ms_p50": round(statistics.median(latencies), 2) if latencies else 0.0,
         "latency_ms_p95": round(_percentile(latencies, 95), 2) if latencies else 0.0,
