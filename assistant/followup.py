@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 
 _OR_CLAUSE = re.compile(r"\bor\s+(can|could|do|does|did|is|are|should|would|will|must|may|"
                         r"i|we|you|it|they)\b")
-_PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b",
-                      re.I)
+_PRONOUN = re.compile(r"\b(it|its|it's|they|them|their|this|that|these|those|one|ones|he|she)\b"
+                      # "this weekend", "that time", "one day": a time, not a reference
+                      r"(?!\s+(?:weekend|week|month|year|morning|afternoon|evening|time|day|"
+                      r"moment|summer|winter|quarter)s?\b)", re.I)
 # "does RoCE need one too?": an object "one" stands for the previous turn's thing, never for
 # the term named in the same clause.
 _ONE = re.compile(r"\b(need|needs|have|has|use|uses|require|requires|run|runs|get|want)"

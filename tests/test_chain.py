@@ -115,6 +115,7 @@ def test_history_lends_a_subject_but_never_scope(bot):
                {"role": "assistant", "content": "Ultra Ethernet is a new Ethernet transport."}]
     assert bot.ask("whats the weather in paris", history).refused
     assert bot.ask("whats the weather in paris").refused
+    assert bot.ask("whats the weather in paris this weekend", history).refused  # a time
     follow = bot.ask("how does it deal with congestion", history)
     assert not follow.refused and "ultra-ethernet" in [c.slug for c in follow.citations]
 
