@@ -252,9 +252,12 @@ def compose_answer(draft: Draft) -> Answer:
         follower = next_sentence(draft, pool, quoted[0])
         if follower is not None:
             quoted.append(follower)
-    limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
+    # Up to four sentences. The learned order fills them whatever the intent (dev: key facts
+    # anywhere 0.855 -> 0.862 against stopping at three when the lead had no follower); the
+    # rules' order keeps its shorter answers for everything but definitions.
     room = max(0, 4 - len(quoted))
-    extra = (_learned_supporting(draft, ranked, quoted, min(limit, room)) if ranked
+    limit = 2 if intent is not Intent.DEFINITION else MAX_EXTRA_SENTENCES
+    extra = (_learned_supporting(draft, ranked, quoted, room) if ranked
              else _supporting(draft, pool, quoted, min(limit, room)))
     parts = []
     for i, sentence in enumerate(quoted + extra):
