@@ -11,11 +11,13 @@ from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, n
 from .polarity import (
     ALTERNATIVE,
     POINTS_BACK,
+    POLAR_OPENING,
     explain,
     mistake_qualifiers,
     qualifiers,
     same_qualifiers,
     turned_alike,
+    turning_words,
 )
 from .words import stems_of
 
@@ -193,3 +195,30 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
         if word is not None:
             return Verdict(word, c.sentence, how)
     return None
+
+
+#: A denial in a main clause: "InfiniBand and RoCE v2 cannot be mixed within one fabric".
+_DENIES = re.compile(r"\b(not|cannot|can'?t|never|no)\b", re.I)
+#: Where a sentence's main clause ends: a comma or semicolon, or a reason or contrast.
+_MAIN_CLAUSE = re.compile(r"[,;:]|\s(?:because|while|but|although|though|since|so|whereas|"
+                          r"which|when|unless|as)\s", re.I)
+
+
+def lead_denies(draft: Draft, sentence: Chunk) -> bool:
+    """True when the sentence the learned ranker leads with denies, in its main clause, what
+    a plainly asked yes/no question claims ("can we run ib and roce in the same rdma fabric"
+    -> "InfiniBand and RoCE v2 cannot be mixed within one RDMA fabric, because ..."): the
+    question neither turns ("without", "only", "not"), points back nor offers an
+    alternative, and the clause names every term it asks about, with the same qualifiers.
+    Only No: a positive sentence that names the question's words was right on golden and a
+    coin flip on the blind splits (the restatement Yes, removed)."""
+    q = draft.question
+    if (draft.shape.negated or turning_words(q) or POINTS_BACK.search(q)
+            or ALTERNATIVE.search(q) or not (draft.terms or draft.words)):
+        return False
+    if POLAR_OPENING.match(sentence.text):
+        return False  # another FAQ's own answer: the FAQ readings decide about those
+    main = _MAIN_CLAUSE.split(sentence.text, maxsplit=1)[0]
+    return (bool(_DENIES.search(main)) and coverage_parts(draft, main)[0] >= 1.0
+            and same_qualifiers(q, main))
+

@@ -296,3 +296,11 @@ def test_an_faq_asked_of_something_else_lends_no_it_depends_to_a_follow_up(bot):
                {"role": "assistant", "content": "72 GPUs, all in one NVLink domain."}]
     answer = bot.ask("can tensor parallel go across all of them?", history=history)
     assert not answer.text.lower().startswith(("it depends", "no"))
+
+
+def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
+    answer = bot.ask("can i put an sr module on one end of the fiber and a dr on the other?")
+    assert answer.text.startswith("No: ") and answer.polarity == "denies"
+    # ...never for a question that turns ("without") or points back at the conversation
+    answer = bot.ask("can we serve a 70b model on one 8xh100 box without any infiniband?")
+    assert answer.polarity != "denies"
