@@ -1204,6 +1204,8 @@ def test_a_request_phrased_as_can_you_still_calculates():
      "bill for 5 billion tokens?", "serving_cost",
      {"price_per_gpu_hour": 2.49, "tokens_per_second": 3000.0, "gpus": 8,
       "monthly_tokens": 5e9}),
+    ("rent 64 h100 at 2.99 for 2 weeks how much", "gpu_hour_cost",
+     {"gpus": 64, "price_per_gpu_hour": 2.99, "hours": 336.0}),
     ("whats the hourly burn on 512 gpus at $2.75/gpu-hr, and what's a full week of that?",
      "gpu_hour_cost", {"gpus": 512, "price_per_gpu_hour": 2.75, "hours": 168.0}),
     ("64 gpus for 500 hours at $2.20/gpu-hr, and i want to pad it 20% for restarts",

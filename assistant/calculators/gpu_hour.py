@@ -123,6 +123,13 @@ EACH_PER_HOUR = Rule(9, rx(rf"\$?\s?{num('n')}\s?(?:each|apiece|a\spiece|per\s(?
                             r"(?:per|an|a|/)\s?(?:hour|hr|h)\b"), consume("price"))
 
 
+# "64 h100 at 2.99 for 2 weeks": a bare amount "at" before the duration is the GPU-hour price
+# (below $100: "8 nodes at 400 for a week" says 400 of something else)
+AT_FOR = Rule(17, rx(rf"(?:\bat|@)\s?\$?{num('n')}(?=\s(?:for|over)\s)"),
+              lambda m, src: q("price", to_float(m.group("n")), m, src)
+              if to_float(m.group("n")) < 100 else [])
+
+
 class _GpuHourCost(Calculator):
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
@@ -164,7 +171,7 @@ CALCULATOR = _GpuHourCost(
         'working, or {"error": ...} naming a bad input.'),
     required=("gpus", "price_per_gpu_hour", "hours"),
     fallback=True,
-    rules=(SCHEDULE, EACH_PER_HOUR),
+    rules=(SCHEDULE, EACH_PER_HOUR, AT_FOR),
     example={"gpus": 256, "price_per_gpu_hour": 7.0, "hours": 100},
     order=10,
 )
