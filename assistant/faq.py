@@ -160,8 +160,6 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         if theirs - draft.terms - {question.slug} or not same_qualifiers(draft.question,
                                                                          question.text):
             continue
-        if draft.terms - theirs - {question.slug}:
-            continue  # "is GPUDirect RDMA the same as NVLink?" is not asked of GDS and GDR
         if not turned_alike(draft.question, question.text):
             continue
         # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an

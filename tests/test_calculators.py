@@ -712,3 +712,12 @@ def test_per_month_is_a_month_of_hours(question):
 
     request = quantities.detect(question)
     assert request.tool == "gpu_hour_cost" and request.args["hours"] == 730
+
+
+@pytest.mark.parametrize("seconds, said", [
+    (0.35, "0.35 s"), (12.5, "12.5 s"), (1684.2, "1,684 s (28.1 min)"),
+    (52631.6, "52,632 s (14.6 h)"), (0.002, "2 ms")])
+def test_a_long_time_reads_in_seconds_and_a_larger_unit_never_in_e_notation(seconds, said):
+    from assistant.calculators.allreduce import format_seconds
+
+    assert format_seconds(seconds) == said

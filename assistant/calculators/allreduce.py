@@ -102,6 +102,10 @@ def format_seconds(s: float) -> str:
     """A duration in the unit that reads best: "0.35 s", "10.2 ms", "40 µs"."""
     if s == 0 or not math.isfinite(s):
         return f"{s:g} s"
+    if s >= 3600:
+        return f"{s:,.0f} s ({s / 3600:,.3g} h)"  # not "1.68e+04 s"
+    if s >= 100:
+        return f"{s:,.0f} s ({s / 60:,.3g} min)"
     if s >= 0.1:
         return f"{s:,.3g} s"
     if s >= 1e-4:
