@@ -53,7 +53,14 @@ appended to dev (1,697 questions). Four new pools written blind at the start of 
 before any of its work was measured, by helpers who read only `corpus/` and were told to write
 no other file (pages dealt anew with seed 20261129, since 20261127 had dealt the sixth round's;
 ids v8a/v8b/v8c, 86 + 83 + 84; calculator questions c8, 42), became the sealed test split
-whole (295 questions, 93 of them yes/no).
+whole (295 questions, 93 of them yes/no). It was scored at the end of that work (commit
+326db09), then once more after one change that had helped neither dev nor it was reverted
+(d404c24; both figures in the README and the closing note of issue 22): it is spent.
+
+Eighth round, the same session: the seventh round's test split (295, spent) was appended to
+dev (1,992 questions). Four new pools were written blind by helpers who read only `corpus/`
+(pages dealt with seed 20261130; ids v9a/v9b/v9c; calculator questions c9), to become the
+sealed test split whole.
 """
 
 from __future__ import annotations
