@@ -40,6 +40,11 @@ _JUDGEMENTS = (
     (re.compile(r"\b(make|makes|is|are|run|runs|get|gets)\s+(\w+\s+){0,3}(fast|faster|"
                 r"quicker)\b", re.I),
      re.compile(r"\b(fast\w*|quick\w*|speeds?\s+up|higher\s+throughput)\b", re.I)),
+    # "is a single node's result good enough?": a sentence that says what should be done
+    # ("a quote should include nccl-tests results") does not say whether this suffices
+    (re.compile(r"\b(enough|sufficient|suffices?|adequate)\b", re.I),
+     re.compile(r"\b(enough|sufficient|suffices?|adequate|only|says\s+nothing|"
+                r"insufficient|too\s+(few|small|slow|little|low))\b", re.I)),
     (re.compile(r"\b(same|identical|different|differ)\b", re.I),
      re.compile(r"\b(same|identical|different|differs?|distinct|another\s+name|unlike|"
                 r"rather\s+than|instead\s+of|confus\w*)\b", re.I)),
