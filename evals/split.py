@@ -59,8 +59,9 @@ whole (295 questions, 93 of them yes/no). It was scored at the end of that work 
 
 Eighth round, the same session: the seventh round's test split (295, spent) was appended to
 dev (1,992 questions). Four new pools were written blind by helpers who read only `corpus/`
-(pages dealt with seed 20261130; ids v9a/v9b/v9c; calculator questions c9), to become the
-sealed test split whole.
+(pages dealt with seed 20261130; ids v9a/v9b/v9c, 84 + 84 + 85; calculator questions c9,
+40) became the sealed test split whole (293 questions, 88 of them yes/no), written while the
+session's later work was done on dev.
 """
 
 from __future__ import annotations
