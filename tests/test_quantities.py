@@ -1208,6 +1208,9 @@ def test_a_request_phrased_as_can_you_still_calculates():
      {"gpus": 64, "price_per_gpu_hour": 2.99, "hours": 336.0}),
     ("whats the hourly burn on 512 gpus at $2.75/gpu-hr, and what's a full week of that?",
      "gpu_hour_cost", {"gpus": 512, "price_per_gpu_hour": 2.75, "hours": 168.0}),
+    ("512 gpus for 300 hours at $2.40/gpu-hour, but our network will probably slow things "
+     "down ~20%. total cost?", "training_cost",
+     {"gpus": 512, "price_per_gpu_hour": 2.4, "hours": 300.0, "slowdown_pct": 20.0}),
     ("64 gpus for 500 hours at $2.20/gpu-hr, and i want to pad it 20% for restarts",
      "training_cost", {"gpus": 64, "price_per_gpu_hour": 2.2, "hours": 500.0,
                        "slowdown_pct": 20.0}),
@@ -1233,6 +1236,7 @@ def test_a_short_speed_without_a_link_or_a_sum_is_no_calculation(question):
      "what if the network slows it down 25%?", {"slowdown_pct": 25.0}),
     ("cost of 32 gpus at $2.75/hr for a day?", "ok and if we keep them the whole month?",
      {"hours": 730.0}),
+    ("20gb over a 400g link at 90%?", "what about over 2 of those links?", {"links": 2.0}),
 ])
 def test_a_what_if_changes_one_input_of_the_previous_calculation(first, follow_up, changed):
     previous = detect(first)

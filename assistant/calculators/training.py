@@ -340,8 +340,9 @@ RULES = (
     Rule(38, rx(rf"\b(?:slow-?down|slower|longer){CONNECT}{num('n')}{PCT}"),
          consume("slowdown_pct")),
     # "slows every step by about 15%", "slows the job down by 10%"
-    Rule(38, rx(r"\bslows?\s(?:it\s|(?:every|each|the|our|my|its)\s)?(?:(?:training\s)?(?:step|"
-                rf"iteration|job|run|training)s?\s)?(?:down\s)?(?:by\s)?(?:about\s|around\s|roughly\s|"
+    Rule(38, rx(r"\bslows?\s(?:(?:it|things|everything|us)\s|(?:every|each|the|our|my|its)\s)?"
+                r"(?:(?:training\s)?(?:step|iteration|job|run|training)s?\s)?(?:down\s)?(?:by\s)?"
+                rf"(?:about\s|around\s|roughly\s|"
                 rf"~\s?)?{num('n')}{PCT}"), consume("slowdown_pct")),
     Rule(39, rx(rf"{num('n')}\s?(?:x|×|times)\s?(?:as\slong|longer|slower|the\stime)\b"),
          _times_slowdown),

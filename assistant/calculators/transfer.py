@@ -129,7 +129,8 @@ def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
     return [Quantity("links", value, m.start("n"), m.end("n"), raw)]
 
 
-#: "2 tb over 100gbps at 80% efficiency?": a size, a link and its efficiency ask for a time.
+#: "2 tb over 100gbps at 80% efficiency?", "20gb over a 400g link at 90%?": a size, a link and
+#: its efficiency ask for a time.
 _EFFICIENCY = rx(r"\befficien(?:cy|t)\b")
 
 
@@ -139,7 +140,8 @@ class _TransferTime(Calculator):
         kinds = w.kinds()
         return ({"buffer_gb", "link_gbps"} <= kinds and not MONEY_KINDS & kinds
                 and not _ALLREDUCE.search(w.lower)
-                and bool(_MOVING.search(w.lower) or _EFFICIENCY.search(w.lower)))
+                and bool(_MOVING.search(w.lower) or _EFFICIENCY.search(w.lower)
+                         or "percent" in kinds))
 
     def intends(self, w: Wording) -> bool:
         return self.selects(w)
