@@ -289,6 +289,16 @@ _WORDS = rx(r"\b(?:electricity|electric|energy|kwh|pue|power\s(?:costs?|bills?|d
 _WATT_KINDS = frozenset({"watts", "watts_per_gpu", "watts_per_server"})
 
 
+#: One server named in the singular: "a 8 gpu h100 box", "one nvl72 rack", "a single node".
+_ONE_BOX = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,3}(?:box|server|node|machine|rack|"
+              r"system|chassis)\b(?!s)")
+
+
+def _one_box(w: Wording) -> bool:
+    """True when the message counts GPUs in one server only: its bare power is that server's."""
+    return bool(_ONE_BOX.search(w.lower)) and w.first({"nodes"}) is None
+
+
 class _PowerCost(Calculator):
     def selects(self, w: Wording) -> bool:
         kinds = w.kinds()
@@ -303,7 +313,7 @@ class _PowerCost(Calculator):
 
     def problems(self, w: Wording) -> list[str]:
         bare = w.first({"watts"})
-        if bare is None or w.kinds() & {"watts_per_gpu", "watts_per_server"}:
+        if bare is None or w.kinds() & {"watts_per_gpu", "watts_per_server"} or _one_box(w):
             return []
         written = w.original[bare.start:bare.end]
         return [f"{written} does not say whose power it is: each GPU's, each server's or the "
@@ -311,6 +321,12 @@ class _PowerCost(Calculator):
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
+        bare = w.first({"watts"})
+        if bare is not None and _one_box(w) and "gpus" in args and not (
+                w.kinds() & {"watts_per_gpu", "watts_per_server"}):
+            # "a 8 gpu h100 box ... 10.2kw": one server's GPUs and its power
+            args["watts_per_server"], args["gpus_per_server"] = bare.value, args["gpus"]
+            notes.append(f"{w.original[bare.start:bare.end]} is read as the one server's power.")
         counted, nodes = w.first({"gpus"}), w.first({"nodes"})
         if ("watts_per_server" in args and "gpus_per_server" not in args and counted
                 and nodes and re.match(r"\s?(?:each|apiece)\b", w.lower[counted.end:])):
