@@ -138,6 +138,25 @@ class Verdict(NamedTuple):
     how: str
 
 
+#: Whether a "common mistake is assuming X" sentence answers "is X?" with No. On the five
+#: blind test splits scored so far (rounds 2, 4, 6, 7 and 8) that No was right 13 times and
+#: wrong 5, the largest source of wrong words (FAQ answers: 150 right, 3 wrong; denials 14
+#: and 0): a wrong No costs more than a missing one, so the sentence may still lead, without
+#: the word.
+MISTAKE_SAYS_NO = False
+
+
+def _mistake_says_no(draft: Draft, sentence: str, lent: bool) -> bool:
+    """True if a mistake sentence may answer the question with No (MISTAKE_SAYS_NO)."""
+    if not MISTAKE_SAYS_NO or not draft.terms:
+        return False
+    if POINTS_BACK.search(draft.question) and not lent:
+        # "does that also hit ...?", "is that actually non-blocking?": part of the claim
+        # is in the conversation or the message, not in what a general sentence says
+        return False
+    return _same_case(draft, sentence)  # a mistake of NVL72 racks is no No for NVLink
+
+
 def _same_case(draft: Draft, sentence: str) -> bool:
     """True unless the mistake a sentence names is qualified ("many NVL72 racks") and the
     question, with its subject, names none of those qualifiers ("can an NVLink domain span
@@ -190,13 +209,8 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
             # "real congestion control, or just the credit thing?": a No read off a sentence
             # may deny either option; only an answer written for the question says which
             continue
-        if how == "mistake" and (not draft.terms or (
-                POINTS_BACK.search(draft.question) and not lent)):
-            # "does that also hit ...?", "is that actually non-blocking?": part of the claim
-            # is in the conversation or the message, not in what a general sentence says
+        if how == "mistake" and not _mistake_says_no(draft, c.sentence.text, lent):
             continue
-        if how == "mistake" and not _same_case(draft, c.sentence.text):
-            continue  # a mistake said of NVL72 racks is no No for NVLink in general
         if word is not None:
             return Verdict(word, c.sentence, how)
     return None
