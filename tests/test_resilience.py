@@ -42,7 +42,10 @@ def test_two_app_processes_answer_while_a_reingest_runs(server_settings, small_c
     env = {**os.environ, "CHROMA_HOST": "127.0.0.1",
            "CHROMA_PORT": str(server_settings.chroma_port),
            "ASSISTANT_CORPUS_DIR": str(small_corpus),
-           "ASSISTANT_DATA_DIR": str(server_settings.data_dir)}
+           "ASSISTANT_DATA_DIR": str(server_settings.data_dir),
+           # what is learned does not matter here; fitted on golden alone, each worker trains
+           # in seconds instead of most of a minute on a loaded machine
+           "ASSISTANT_LEARN_FROM": "golden"}
     outs = [tmp_path / f"worker{i}.jsonl" for i in range(2)]
     workers = [subprocess.Popen([sys.executable, "-c", _WORKER, str(out), "25"], env=env)
                for out in outs]

@@ -30,6 +30,8 @@ from test_site_browser import (
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
 FAQ_QUESTION = "How fast is NVLink 6?"
+# A question whose answer cites another page (a lesson), so a citation click navigates.
+CROSS_PAGE_QUESTION = "Does NVLink replace InfiniBand?"
 
 
 def _answer_in(frame) -> None:
@@ -47,7 +49,7 @@ def test_a_citation_keeps_the_conversation_and_leaves_the_cited_section_in_view(
     page, watch = _page(chromium, base + "/glossary/nvlink",
                         viewport={"width": width, "height": height}, is_mobile=width < 400)
     frame = _open_widget(page, "NVLink")
-    _ask(frame, FAQ_QUESTION)
+    _ask(frame, CROSS_PAGE_QUESTION)
     _answer_in(frame)
     link = frame.locator("#chat a[href*='/learn/nvlink-vs-infiniband#']").first
     href = link.get_attribute("href")
@@ -74,7 +76,7 @@ def test_a_citation_keeps_the_conversation_and_leaves_the_cited_section_in_view(
         page.locator(".ask-min").click()
         frame = page.frame_locator(PANEL_FRAME)
     # The conversation came along.
-    frame.locator("#chat .message-row.user-row", has_text=FAQ_QUESTION).wait_for()
+    frame.locator("#chat .message-row.user-row", has_text=CROSS_PAGE_QUESTION).wait_for()
     frame.locator(CHAT_LINK).first.wait_for()
     _shot(page, f"site-citation-kept-{width}.png", capsys, full_page=False)
     # ...and goes on: the next question is asked in it.
