@@ -68,6 +68,12 @@ spent. It stays here until the next piece of work appends it to dev; two of its 
 still get a wrong word from an FAQ match ("is google cloud a3 mega rdma?" takes Google
 Cloud's general Yes; "can srd packets show up out of order?" takes "Does SRD deliver in
 order?"'s No), which the dev gate (wrong polarity 0) will require fixing then.
+
+Ninth round, the same session: the eighth round's test split (293, spent) was appended to
+dev (2,285 questions). Four new pools were written blind by helpers who read only `corpus/`
+(pages dealt with seed 20261131; ids v10a/v10b/v10c, 83 + 84 + 88; calculator questions
+c10, 40) and became the sealed test split whole (295 questions, 92 of them yes/no), before
+the work on the eighth round's misses was measured on anything.
 """
 
 from __future__ import annotations
