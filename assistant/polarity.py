@@ -42,6 +42,8 @@ _JOINED = re.compile(r"\b(stage|gen|generation|version|tier|v|zero|x)[\s-]+(\d+)
 _RATE = re.compile(r"\b(\d+)\s*(?:gb/s|gbps|gbit/s|gb|g)\b", re.I)
 _BYTES = re.compile(r"\b(\d+)\s*(?:GB/s|GBps|GByte/s)")  # bytes, not bits: a capital B
 _SPELLED = {"generation": "gen", "version": "v", "zero": "stage"}
+#: A variant word makes another product of a qualified name: "A3 Mega" is not "A3 Ultra".
+_VARIANT = re.compile(r"\b([a-z]+\d+[a-z\d]*)[\s-]+(mega|ultra|max|pro|plus|mini|super)\b")
 _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+", re.I)
 
 #: Share of the question's content words a sentence or clause must name for each reading
@@ -61,6 +63,7 @@ def qualifiers(text: str) -> frozenset[str]:
     text = _BYTES.sub(lambda m: f"{m.group(1)}gbyte", text)  # "400 GB/s" is not 400G
     text = _RATE.sub(lambda m: f"{m.group(1)}g", text.lower())
     text = _JOINED.sub(lambda m: _SPELLED.get(m.group(1), m.group(1)) + m.group(2), text)
+    text = _VARIANT.sub(r"\1\2", text)
     found = set()
     for token in _QUALIFIER.findall(text):
         # "rocev2" is RoCE's v2; a product name keeps its digits ("h100", "connectx-7")

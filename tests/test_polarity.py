@@ -164,3 +164,10 @@ def test_a_mistake_names_the_case_it_is_said_of():
 ])
 def test_a_dropped_yes_or_no_takes_its_short_hedge_with_it(sentence, rest):
     assert without_opening(sentence) == rest
+
+
+def test_a_variant_word_makes_another_product():
+    # "A3 Mega" is not "A3 Ultra": a Yes said of the one is no Yes for the other
+    assert qualifiers("is google cloud a3 mega rdma?") == {"a3mega"}
+    assert not same_qualifiers("is google cloud a3 mega rdma?",
+                               "Google Cloud's A3 Ultra VMs with H200 GPUs run RoCE.")
