@@ -1240,6 +1240,8 @@ def test_a_short_speed_without_a_link_or_a_sum_is_no_calculation(question):
     ("cost of 32 gpus at $2.75/hr for a day?", "ok and if we keep them the whole month?",
      {"hours": 730.0}),
     ("20gb over a 400g link at 90%?", "what about over 2 of those links?", {"links": 2.0}),
+    ("1000 gpus at 700w each, pue 1.5, 10 cents per kwh for a year",
+     "what if we got pue down to 1.15?", {"pue": 1.15}),
 ])
 def test_a_what_if_changes_one_input_of_the_previous_calculation(first, follow_up, changed):
     previous = detect(first)

@@ -273,7 +273,7 @@ def _watts_amount(m: re.Match[str], src: Source) -> list[Quantity]:
 
 RULES = (
     Rule(27, _WATTS, _watts_amount),
-    Rule(28, rx(rf"\bpue{CONNECT}{num('n')}"), consume("pue")),
+    Rule(28, rx(rf"\bpue(?:\s(?:down|up))?(?:\sto)?{CONNECT}{num('n')}"), consume("pue")),
     Rule(28, rx(rf"{num('n')}\s?pue\b"), consume("pue")),
     Rule(29, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach|in\sa)\s?racks?\b"),
          consume("gpus_per_node")),

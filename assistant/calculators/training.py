@@ -327,7 +327,7 @@ RULES = (
                 rf"about|around|roughly|~)\s)?{num('n')}{PCT}\s?(?:(?:more|extra)\s)?"
                 r"(?:onto|on\sto|to|on)\s(?:(?:the|its|our|my|your|each|every)\s)?"
                 r"(?:(?:total|overall|training|job|wall[\s-]?clock)\s)?(?:run[\s-]?times?|times?|"
-                r"hours|jobs?|runs?|duration|training|wall[\s-]?clock|schedule)\b"),
+                r"hours|jobs?|runs?|steps?|iterations?|duration|training|wall[\s-]?clock|schedule)\b"),
          consume("slowdown_pct")),
     # "stretches the runtime by 20%", "the run time goes up by 20%"
     Rule(37, rx(r"\b(?:(?:increases?|increasing|extends?|extending|stretch(?:es)?|stretching|"
