@@ -1207,6 +1207,11 @@ def test_a_request_phrased_as_can_you_still_calculates():
     ("one nvl72 rack, 72 gpus, rack pulls 120kw, pue 1.2, 10c/kwh, electricity per day?",
      "power_cost", {"gpus": 72, "pue": 1.2, "price_per_kwh": 0.1, "hours": 24.0,
                     "watts_per_server": 120000.0, "gpus_per_server": 72}),
+    ("what does electricity add per gpu-hour for a gpu drawing 1.2kw all-in, pue 1.5, "
+     "15 cents/kwh?", "power_cost", {"pue": 1.5, "price_per_kwh": 0.15, "watts_per_gpu": 1200.0}),
+    ("a 8 gpu h100 box at 10.2kw, pue 1.4, 12 cents for a year", "power_cost",
+     {"gpus": 8, "watts_per_server": 10200.0, "pue": 1.4, "hours": 8760.0,
+      "gpus_per_server": 8, "price_per_kwh": 0.12}),
     ("rent 64 h100 at 2.99 for 2 weeks how much", "gpu_hour_cost",
      {"gpus": 64, "price_per_gpu_hour": 2.99, "hours": 336.0}),
     ("whats the hourly burn on 512 gpus at $2.75/gpu-hr, and what's a full week of that?",

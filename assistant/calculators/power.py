@@ -294,9 +294,33 @@ _ONE_BOX = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,3}(?:box|server|node|mac
               r"system|chassis)\b(?!s)")
 
 
+#: One GPU named in the singular: "a gpu drawing 1.2kw all-in", "one card at 700 W".
+_ONE_GPU = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,2}(?:gpu|card|accelerator)\b(?!s)")
+
+
+def _one_gpu(w: Wording) -> bool:
+    """True when the message speaks of one GPU only: its bare power is that GPU's."""
+    return bool(_ONE_GPU.search(w.lower)) and w.first({"gpus"}) is None and not _one_box(w)
+
+
 def _one_box(w: Wording) -> bool:
     """True when the message counts GPUs in one server only: its bare power is that server's."""
     return bool(_ONE_BOX.search(w.lower)) and w.first({"nodes"}) is None
+
+
+def _singular_power(w: Wording, args: dict[str, Any], notes: list[str]) -> None:
+    """A bare power beside one server ("a 8 gpu h100 box ... 10.2kw") is that server's, and
+    beside one GPU ("a gpu drawing 1.2kw all-in") that GPU's."""
+    bare = w.first({"watts"})
+    unbound = bare is not None and not w.kinds() & {"watts_per_gpu", "watts_per_server"}
+    if _one_box(w) and "gpus" in args and "gpus_per_server" not in args:
+        if unbound and bare is not None:
+            args["watts_per_server"] = bare.value
+            notes.append(f"{w.original[bare.start:bare.end]} is read as the one server's power.")
+        if "watts_per_server" in args:
+            args["gpus_per_server"] = args["gpus"]
+    elif unbound and bare is not None and _one_gpu(w):
+        args["watts_per_gpu"] = bare.value
 
 
 class _PowerCost(Calculator):
@@ -313,7 +337,8 @@ class _PowerCost(Calculator):
 
     def problems(self, w: Wording) -> list[str]:
         bare = w.first({"watts"})
-        if bare is None or w.kinds() & {"watts_per_gpu", "watts_per_server"} or _one_box(w):
+        if (bare is None or w.kinds() & {"watts_per_gpu", "watts_per_server"} or _one_box(w)
+                or _one_gpu(w)):
             return []
         written = w.original[bare.start:bare.end]
         return [f"{written} does not say whose power it is: each GPU's, each server's or the "
@@ -321,12 +346,7 @@ class _PowerCost(Calculator):
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
-        bare = w.first({"watts"})
-        if bare is not None and _one_box(w) and "gpus" in args and not (
-                w.kinds() & {"watts_per_gpu", "watts_per_server"}):
-            # "a 8 gpu h100 box ... 10.2kw": one server's GPUs and its power
-            args["watts_per_server"], args["gpus_per_server"] = bare.value, args["gpus"]
-            notes.append(f"{w.original[bare.start:bare.end]} is read as the one server's power.")
+        _singular_power(w, args, notes)
         counted, nodes = w.first({"gpus"}), w.first({"nodes"})
         if ("watts_per_server" in args and "gpus_per_server" not in args and counted
                 and nodes and re.match(r"\s?(?:each|apiece)\b", w.lower[counted.end:])):
