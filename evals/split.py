@@ -73,7 +73,9 @@ Ninth round, the same session: the eighth round's test split (293, spent) was ap
 dev (2,285 questions). Four new pools were written blind by helpers who read only `corpus/`
 (pages dealt with seed 20261131; ids v10a/v10b/v10c, 83 + 84 + 88; calculator questions
 c10, 40) and became the sealed test split whole (295 questions, 92 of them yes/no), before
-the work on the eighth round's misses was measured on anything.
+the work on the eighth round's misses was measured on anything. It was scored once, at the
+end of that work (commit 2ed12f1; figures in the README and the closing note of issue 22),
+so it is spent: the next piece of work appends it to dev and writes a fresh split.
 """
 
 from __future__ import annotations
