@@ -233,7 +233,9 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     coin flip on the blind splits (the restatement Yes, removed)."""
     q = draft.question
     if (draft.shape.negated or turning_words(q) or POINTS_BACK.search(q)
-            or ALTERNATIVE.search(q) or not (draft.terms or draft.words)):
+            or ALTERNATIVE.search(q) or not draft.terms):
+        # ...and it names a term: without one, "names every term" says nothing ("should i buy
+        # nvda stock right now?" is no question about NVLink's price)
         return False
     if POLAR_OPENING.match(sentence.text):
         return False  # another FAQ's own answer: the FAQ readings decide about those

@@ -307,3 +307,5 @@ def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
     # ...never for a question that turns ("without") or points back at the conversation
     answer = bot.ask("can we serve a 70b model on one 8xh100 box without any infiniband?")
     assert answer.polarity != "denies"
+    # ...nor for one that names no term ("NVLink is not bought on its own" is no answer)
+    assert bot.ask("should i buy nvda stock right now?").polarity != "denies"
