@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 RRF_K = 60  # retrieve.RRF_K
 
-RERANKER_VERSION = "3"
+RERANKER_VERSION = "4"
 #: Labelled questions nearest in meaning that vote, and the similarity below which none does.
 NEIGHBOURS = 8
 VOTE_FLOOR = 0.55

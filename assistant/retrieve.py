@@ -14,6 +14,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from .corpus import Chunk, Corpus
+from .index import STAFF_MARK
 from .terms import TermMatch, TermMatcher
 from .text import term_key
 
@@ -107,6 +108,14 @@ class _Snapshot:
 
         manifest = index.check_ready()
         units, matrix = index.snapshot()
+        # One order whatever the store's history: a re-ingest appends changed pages at the
+        # end of the collection, and the order breaks ties (candidates, training rows), so
+        # an index built over time and a fresh one must list the units alike.
+        order = sorted(range(len(units)), key=lambda i: (units[i].slug, units[i].position,
+                                                         units[i].unit, units[i].id))
+        units = [units[i] for i in order]
+        if len(order):
+            matrix = matrix[np.asarray(order)]
         width = matrix.shape[1] if matrix.ndim == 2 else 1
         chunks = [u for u in units if u.unit == "chunk"]
         sentence_rows = [i for i, u in enumerate(units) if u.unit == "sentence"]
@@ -380,7 +389,11 @@ class Retriever:
         if not len(snap.questions):
             return []
         sims = snap.question_matrix @ np.asarray(vector, dtype=np.float32)
-        order = np.argsort(-sims)[:limit]
+        # Best first; on a tie (support staff answered the very question an FAQ asks), the
+        # staff entry first: it was written to replace that answer. Stable in any order.
+        corpus_made = np.fromiter((STAFF_MARK not in q.chunk_id for q in snap.questions),
+                                  dtype=bool, count=len(snap.questions))
+        order = np.lexsort((corpus_made, -sims))[:limit]
         return [(snap.questions[int(i)], float(sims[int(i)])) for i in order]
 
 
