@@ -93,6 +93,9 @@ class _Snapshot:
     rows_by_slug: dict[str, tuple[int, ...]]
     questions: list[Chunk]
     question_matrix: Any
+    #: Per question, True when the corpus wrote it (False for a staff entry): the tie-break
+    #: of `faq_questions`, computed once per snapshot instead of on every call.
+    question_by_corpus: Any
     tokenizer: Any
     bm25: Any
     terms: TermMatcher
@@ -145,6 +148,8 @@ class _Snapshot:
             rows_by_slug={k: tuple(v) for k, v in by_slug.items()},
             questions=[units[i] for i in question_rows],
             question_matrix=matrix[question_rows] if question_rows else np.zeros((0, width)),
+            question_by_corpus=np.array([STAFF_MARK not in units[i].chunk_id
+                                         for i in question_rows], dtype=bool),
             tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary, plain),
             built_at=manifest.built_at)
 
@@ -391,9 +396,7 @@ class Retriever:
         sims = snap.question_matrix @ np.asarray(vector, dtype=np.float32)
         # Best first; on a tie (support staff answered the very question an FAQ asks), the
         # staff entry first: it was written to replace that answer. Stable in any order.
-        corpus_made = np.fromiter((STAFF_MARK not in q.chunk_id for q in snap.questions),
-                                  dtype=bool, count=len(snap.questions))
-        order = np.lexsort((corpus_made, -sims))[:limit]
+        order = np.lexsort((snap.question_by_corpus, -sims))[:limit]
         return [(snap.questions[int(i)], float(sims[int(i)])) for i in order]
 
 
