@@ -35,7 +35,20 @@ CROSS_PAGE_QUESTION = "Does NVLink replace InfiniBand?"
 
 
 def _answer_in(frame) -> None:
-    frame.locator("#chat button[aria-label='Dislike']").last.wait_for()
+    """Wait for the answer (its thumbs); on a timeout, say what the visitor saw instead.
+
+    CI once (stop 31) waited 30 s for "is roce lossless?" with no answer and no notice on a
+    shared machine; it did not happen again in 30 local runs, nor with the question sent
+    the instant the panel opens, nor after 20 visitors left mid-answer. The wait is 60 s and
+    a failure now prints the chat, the notice and the question row.
+    """
+    try:
+        frame.locator("#chat button[aria-label='Dislike']").last.wait_for(timeout=60_000)
+    except Exception as error:
+        seen = {part: frame.locator(part).first.inner_text(timeout=2000)
+                if frame.locator(part).count() else "(absent)"
+                for part in ("#chat", "#chat-notice", "#ask-row")}
+        raise AssertionError(f"no answer within 60 s; the widget showed {seen}") from error
 
 
 def _visible_part(page, selector: str) -> dict:
