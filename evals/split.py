@@ -76,6 +76,13 @@ c10, 40) and became the sealed test split whole (295 questions, 92 of them yes/n
 the work on the eighth round's misses was measured on anything. It was scored once, at the
 end of that work (commit 2ed12f1; figures in the README and the closing note of issue 22),
 so it is spent: the next piece of work appends it to dev and writes a fresh split.
+
+Tenth round, 2026-11-26 (the next session): the ninth round's test split (295, spent) was
+appended to dev (2,580 questions). Four new pools were written blind at the start of the
+session, before any of its work was measured, by helpers who read only `corpus/` and were
+told to write no other file (pages dealt anew with seed 20261201; ids v11a/v11b/v11c, 87 + 80
++ 81; calculator questions c11, 40), and became the sealed test split whole (288 questions,
+86 of them yes/no).
 """
 
 from __future__ import annotations
