@@ -120,6 +120,23 @@ def test_history_lends_a_subject_but_never_scope(bot):
     assert not follow.refused and "ultra-ethernet" in [c.slug for c in follow.citations]
 
 
+@pytest.mark.parametrize("previous, follow_up, slug", [
+    ("whats the bubble with 4 pipeline stages and 16 micro-batches?",
+     "and if we double the microbatches?", "pipeline-parallelism"),
+    ("16 gpus all blast one box at 400g over roce, what does dcqcn do?",
+     "and once the burst is over?", "dcqcn"),
+])
+def test_a_follow_up_naming_nothing_is_in_scope_when_it_continues_the_question(
+        bot, previous, follow_up, slug):
+    history = [{"role": "user", "content": previous},
+               {"role": "assistant", "content": "An answer."}]
+    answer = bot.ask(follow_up, history)
+    assert not answer.refused and slug in [c.slug for c in answer.citations]
+    # ...while what turns away from it is still declined, after the same question
+    assert bot.ask("can you book me a flight to tokyo", history).refused
+    assert bot.ask("nice. now write me a haiku about my cat", history).refused
+
+
 def test_a_follow_up_is_searched_with_the_question_it_continues(bot):
     history = [{"role": "user", "content": "what does a 256 gpu 400g ib fabric cost roughly"},
                {"role": "assistant", "content": "About 12.5 percent of hardware cost."}]
