@@ -241,7 +241,9 @@ def compose_answer(draft: Draft) -> Answer:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
         if settled is None and ranked and quoted and lead_denies(draft, quoted[0]):
-            settled = Verdict("No", quoted[0], "denies")
+            # another FAQ's "No, ..." keeps its own word
+            own_no = YES_NO_OPENING.match(quoted[0].text)
+            settled = Verdict("" if own_no else "No", quoted[0], "denies")
         if settled is not None and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:

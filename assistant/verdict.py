@@ -18,6 +18,7 @@ from .polarity import (
     same_qualifiers,
     turned_alike,
     turning_words,
+    without_opening,
 )
 from .words import stems_of
 
@@ -237,9 +238,15 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
         # ...and it names a term: without one, "names every term" says nothing ("should i buy
         # nvda stock right now?" is no question about NVLink's price)
         return False
-    if POLAR_OPENING.match(sentence.text):
-        return False  # another FAQ's own answer: the FAQ readings decide about those
-    main = _MAIN_CLAUSE.split(sentence.text, maxsplit=1)[0]
+    text = sentence.text
+    opened = POLAR_OPENING.match(text)
+    if opened and opened.group(0).lower() != "no":
+        return False  # another FAQ's Yes or "It depends": the FAQ readings decide those
+    if opened:
+        # "No, InfiniBand does not use PFC, because ...": another FAQ's No, read like any
+        # sentence once the word is dropped (its main clause must deny what is asked)
+        text = without_opening(text)
+    main = _MAIN_CLAUSE.split(text, maxsplit=1)[0]
     return (bool(_DENIES.search(main)) and coverage_parts(draft, main)[0] >= 1.0
             and same_qualifiers(q, main))
 

@@ -326,3 +326,12 @@ def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
     assert answer.polarity != "denies"
     # ...nor for one that names no term ("NVLink is not bought on its own" is no answer)
     assert bot.ask("should i buy nvda stock right now?").polarity != "denies"
+
+
+def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
+    # The lead is the answer to "Does InfiniBand need PFC?", which no FAQ reading matched
+    answer = bot.ask("do i need pfc on an infiniband cluster?")
+    assert answer.text.startswith("No, InfiniBand does not use PFC") and answer.polarity == "denies"
+    # ...but an "It depends" of another FAQ lends no No, though its clause denies
+    answer = bot.ask("can nvlink connect two regular hgx servers together?")
+    assert not answer.text.startswith("No") and answer.polarity != "denies"
