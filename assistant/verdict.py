@@ -247,6 +247,9 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
         # sentence once the word is dropped (its main clause must deny what is asked)
         text = without_opening(text)
     main = _MAIN_CLAUSE.split(text, maxsplit=1)[0]
+    # A denial at least as general as the question covers it ("a single GPU server does not
+    # need InfiniBand" answers "... on one 8x h100 box, do we need infiniband?"); one
+    # narrower ("RoCE v1 cannot be routed") does not answer for the rest ("can roce be routed?")
     return (bool(_DENIES.search(main)) and coverage_parts(draft, main)[0] >= 1.0
-            and same_qualifiers(q, main))
+            and (same_qualifiers(q, main) or qualifiers(main) <= qualifiers(q)))
 
