@@ -390,7 +390,7 @@ class Assistant:
         return Draft(question=q.text, shape=shape, retrieval=retrieval,
                      retriever=self.retriever, corpus=self.corpus, subject=q.subject,
                      compare=q.compare, site_url=self.settings.site_url,
-                     learning=self.learning)
+                     learning=self.learning, conversation=bool(q.history))
 
     # -- pieces -----------------------------------------------------------------------------
 

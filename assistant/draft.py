@@ -48,6 +48,7 @@ class Draft:
     compare: list[str] = field(default_factory=list)
     site_url: str = ""
     learning: Learning | None = None  # the learned parts (learned.py); None = rules only
+    conversation: bool = False  # asked after other questions (its "that" may point back)
 
     @cached_property
     def terms(self) -> frozenset[str]:

@@ -328,6 +328,14 @@ def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
     assert bot.ask("should i buy nvda stock right now?").polarity != "denies"
 
 
+def test_a_that_in_a_first_message_points_into_it_not_at_a_conversation(bot):
+    answer = bot.ask("my script says 120% mfu lol. is that possible?")
+    assert answer.text.startswith("No: ") and answer.polarity == "denies"
+    history = [{"role": "user", "content": "how much hardware does 2:1 at the leaf save?"},
+               {"role": "assistant", "content": "About a third of the switch ports."}]
+    assert bot.ask("is that ok for an inference cluster?", history).polarity != "denies"
+
+
 def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
     # The lead is the answer to "Does InfiniBand need PFC?", which no FAQ reading matched
     answer = bot.ask("do i need pfc on an infiniband cluster?")
