@@ -330,7 +330,7 @@ def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
 
 def test_a_that_in_a_first_message_points_into_it_not_at_a_conversation(bot):
     answer = bot.ask("my script says 120% mfu lol. is that possible?")
-    assert answer.text.startswith("No: ") and answer.polarity == "denies"
+    assert answer.text.startswith("No") and answer.polarity == "denies"
     history = [{"role": "user", "content": "how much hardware does 2:1 at the leaf save?"},
                {"role": "assistant", "content": "About a third of the switch ports."}]
     assert bot.ask("is that ok for an inference cluster?", history).polarity != "denies"
