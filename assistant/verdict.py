@@ -224,6 +224,13 @@ _MAIN_CLAUSE = re.compile(r"[,;:]|\s(?:because|while|but|although|though|since|s
                           r"which|when|unless|as)\s", re.I)
 
 
+#: Turning words that flip what a question claims ("with no pfc", "without any
+#: infiniband", "only", "lossy"): a denial may then be the Yes asked for.
+_FLIPS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
+                    r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
+                    r"only|lossy|none|nothing|zero|off|less|fewer|instead)\b", re.I)
+
+
 def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     """True when the sentence the learned ranker leads with denies, in its main clause, what
     a plainly asked yes/no question claims ("can we run ib and roce in the same rdma fabric"
@@ -233,7 +240,8 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     Only No: a positive sentence that names the question's words was right on golden and a
     coin flip on the blind splits (the restatement Yes, removed)."""
     q = draft.question
-    if (draft.shape.negated or turning_words(q) or ALTERNATIVE.search(q) or not draft.terms
+    turns = turning_words(q)
+    if (draft.shape.negated or _FLIPS.search(q) or ALTERNATIVE.search(q) or not draft.terms
             or (draft.conversation and POINTS_BACK.search(q))):
         # ...and it names a term: without one, "names every term" says nothing ("should i buy
         # nvda stock right now?" is no question about NVLink's price). A "that" points back
@@ -253,6 +261,9 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     # A denial at least as general as the question covers it ("a single GPU server does not
     # need InfiniBand" answers "... on one 8x h100 box, do we need infiniband?"); one
     # narrower ("RoCE v1 cannot be routed") does not answer for the rest ("can roce be routed?")
+    # A question turned by a word that flips no polarity ("is nvlink gonna replace ib?") is
+    # denied by a clause turned by the same word ("NVLink does not replace InfiniBand").
     return (bool(_DENIES.search(main)) and coverage_parts(draft, main)[0] >= 1.0
+            and turns <= turning_words(main)
             and (same_qualifiers(q, main) or qualifiers(main) <= qualifiers(q)))
 
