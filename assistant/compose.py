@@ -18,7 +18,7 @@ from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
-from .verdict import Verdict, lead_denies, settle
+from .verdict import DENY_AT, Verdict, lead_denies, settle
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -240,7 +240,8 @@ def compose_answer(draft: Draft) -> Answer:
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
-        if settled is None and ranked and quoted and lead_denies(draft, quoted[0]):
+        if (settled is None and ranked and quoted and ranked[0][1] >= DENY_AT
+                and lead_denies(draft, quoted[0])):
             # another FAQ's "No, ..." keeps its own word
             own_no = YES_NO_OPENING.match(quoted[0].text)
             settled = Verdict("" if own_no else "No", quoted[0], "denies")
