@@ -28,6 +28,7 @@ MAX_EXTRA_SENTENCES = 3
 SENTENCE_WINDOW = 0.12  # supporting sentences stay within this of the best one
 WINDOW_SLACK = 0.04  # ... the first of them a little further, when the lead scores far ahead
 DUPLICATE_SIMILARITY = 0.85  # two sentences this close say the same thing
+SUMMARY_SIMILARITY = 0.75  # ... and a page's summary this close to another of its sentences
 
 _INJECTION = re.compile(
     r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instructions?|rules|prompt|guidelines)\b"
@@ -98,6 +99,10 @@ def repeats(retriever: Retriever, a: Chunk, b: Chunk, meaning: bool = True) -> b
     # (not for the sentence that follows its lead in the text: an explanation is close in
     # meaning to what it explains, and says something new).
     if a.slug == b.slug and {a.section, b.section} == {"Summary", "Definition"}:
+        return True
+    if (a.slug == b.slug and "Summary" in (a.section, b.section)
+            and retriever.sentence_similarity(a, b) > SUMMARY_SIMILARITY):
+        # ...and the page's other restatements ("what is a queue pair?" in its FAQ)
         return True
     if meaning and retriever.sentence_similarity(a, b) > DUPLICATE_SIMILARITY:
         return True
