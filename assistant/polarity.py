@@ -164,10 +164,16 @@ def reading(sentence: str, covered: Callable[[str], float], **kwargs: bool) -> s
     return explain(sentence, covered, **kwargs)[0]
 
 
+#: A relative clause: what it denies, it denies of its antecedent, not of the claim.
+_RELATIVE = re.compile(r"\s*(which|who|whom|whose)\b", re.I)
+
+
 def _denial(parts: list[str], covered: Callable[[str], float], universal: bool) -> bool:
     """True if a clause denies the claim, or says "only" of a claim of "all" ("enable PFC on
     all priorities?" against "PFC is enabled only on the RDMA priority")."""
     for clause in parts:
+        if _RELATIVE.match(clause):
+            continue  # "..., which link-level flow control does not do": of something else
         if _denies(clause, covered) and covered(clause) >= COVER_NEGATION:
             return True
     return universal and any(_ONLY.search(c) and covered(c) >= COVER_NEGATION for c in parts)

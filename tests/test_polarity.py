@@ -57,6 +57,19 @@ def test_no_as_a_determiner_denies():
     assert reading(sentence, covered) == "No"
 
 
+
+def test_a_relative_clause_denies_of_its_antecedent_not_the_claim():
+    # "does it still need congestion control then?" after "is infiniband lossless?" (the
+    # tenth round's test took a No from this sentence's "which ... does not do")
+    def covered(text: str) -> float:
+        return 1.0  # a question whose words are all terms: any clause naming them covers it
+
+    sentence = ("DCQCN on RoCE and InfiniBand congestion control slow the offending senders to "
+                "a sustainable rate, which link-level flow control does not do.")
+    assert reading(sentence, covered) is None
+    assert reading("InfiniBand does not need congestion control, which PFC provides.",
+                   covered) == "No"
+
 # --- never the wrong word (issue 22, section 3) ------------------------------------------------
 
 from assistant.polarity import explain, qualifiers, same_qualifiers  # noqa: E402
