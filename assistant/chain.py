@@ -33,6 +33,7 @@ from .inputs import Message, clean_history, clean_text
 from .intent import Intent, Shape, classify, negated
 from .leads import lead_sentence
 from .learned import YES_NO_AT, NoLearning
+from .scope import in_scope
 from .text import MARKER
 
 if TYPE_CHECKING:
@@ -48,17 +49,6 @@ log = logging.getLogger(__name__)
 #: A message that continues the previous question rather than asking a new one.
 _CONTINUES = re.compile(r"^\s*(and|so|ok(ay)?|then|but|also|what\s+about|how\s+about|what\s+if|"
                         r"same\b|is\s+it|does\s+it|can\s+it|do\s+they|are\s+they)\b", re.I)
-#: A follow-up that names nothing the corpus knows ("and if we double the microbatches?") is
-#: in scope when it comes close enough to the corpus for an elliptical message
-#: (FOLLOW_UP_RELEVANCE, under the first question's floor) and searching it together with
-#: the question it continues keeps the corpus about as close as that question alone (at most
-#: CONTINUE_DROP less similar). On golden + dev's 150 term-less follow-ups, the in-scope ones
-#: that were declined came within 0.23-0.36 of the corpus and lost at most 0.09; the 7
-#: out-of-scope ones ("whats the weather in paris", "book me a flight to tokyo") came within
-#: 0.17 at best and lost at least 0.17. The drop alone is not enough: after a long question
-#: a haiku request loses little.
-FOLLOW_UP_RELEVANCE = 0.2
-CONTINUE_DROP = 0.13
 _DEFINE = re.compile(r"\b(what\s+(is|are)|what's|whats|explain|define|tell\s+me\s+about)"
                      r"(\s+(an?|the))?\s*$", re.I)
 
@@ -340,12 +330,7 @@ class Assistant:
     def _compose(self, q: Question, retrieval: Retrieval, timings: dict[str, float]) -> Answer:
         """Answer from the retrieved passages, or decline when the question is out of scope."""
         t0 = time.perf_counter()
-        in_scope = bool(q.terms or q.subject)
-        if not in_scope:
-            own = self._own_relevance(q, retrieval)
-            in_scope = own >= self.settings.min_relevance or (
-                own >= FOLLOW_UP_RELEVANCE and self._continues_in_scope(q, retrieval))
-        if not in_scope or not retrieval.hits:
+        if not in_scope(self, q, retrieval) or not retrieval.hits:
             answer = compose_refusal(self.corpus, retrieval)
         else:
             draft = self.draft(q, retrieval)
@@ -356,29 +341,6 @@ class Assistant:
                 answer = compose_refusal(self.corpus, retrieval)
         timings["compose"] = (time.perf_counter() - t0) * 1000
         return answer
-
-    def _own_relevance(self, q: Question, retrieval: Retrieval) -> float:
-        """How close the corpus comes to the question's own words: a follow-up is searched
-        with the previous subject as a hint, which lends it a subject but never scope
-        ("what's the weather in Paris" after an Ultra Ethernet question is still declined)."""
-        if retrieval.query == q.text:
-            return retrieval.best_similarity
-        return self._relevance(q.text)
-
-    def _continues_in_scope(self, q: Question, retrieval: Retrieval) -> bool:
-        """True for a follow-up searched with the question it continues (`_retrieve`) that
-        stays about as close to the corpus as that question, itself in scope (CONTINUE_DROP)."""
-        previous = next((m.content for m in reversed(q.history) if m.role == "user"), None)
-        if not previous or not retrieval.query.startswith(previous):
-            return False
-        before, together = (self._relevance(text) for text in (previous,
-                                                              f"{previous} {q.text}"))
-        return before >= self.settings.min_relevance and together >= before - CONTINUE_DROP
-
-    def _relevance(self, text: str) -> float:
-        """How close the corpus comes to a text: its best passage's similarity."""
-        vector = self.index.embed_query(text)
-        return max((sim for _, sim in self.index.search_vector(vector, k=3)), default=0.0)
 
     def draft(self, q: Question, retrieval: Retrieval) -> Draft:
         """What the composer knows about a question: its shape (a yes/no question when the
