@@ -82,7 +82,10 @@ appended to dev (2,580 questions). Four new pools were written blind at the star
 session, before any of its work was measured, by helpers who read only `corpus/` and were
 told to write no other file (pages dealt anew with seed 20261201; ids v11a/v11b/v11c, 87 + 80
 + 81; calculator questions c11, 40), and became the sealed test split whole (288 questions,
-86 of them yes/no).
+86 of them yes/no). It was scored once, at the end of that session's work (commit 4b278b6;
+figures in the README and the closing note of issue 22), so it is spent: the next piece of
+work appends it to dev and writes a fresh split. Its one wrong word ("does it still need
+congestion control then?") was fixed after the scoring, and dev's gate will hold it there.
 """
 
 from __future__ import annotations
