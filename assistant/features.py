@@ -51,12 +51,7 @@ SENTENCE_FEATURES = (
     "has_unit", "mistake", "opens_polar", "same_qualifiers", "qualifiers_shared", "has_money",
     "length", "intent_cue",
     "definition_asked", "question_terms", "negated",
-    *(f"intent_{i.value}" for i in Intent),
-    # The other sections, by kind, where the candidate sits in its page, and whether its page
-    # is the retriever's first: five-fold CV by question over golden + dev, three shuffles,
-    # the top candidate holds a key fact 0.850 -> 0.856
-    "section_example", "section_mistake", "section_takeaway", "section_worked",
-    "section_checklist", "position", "top_page")
+    *(f"intent_{i.value}" for i in Intent))
 #: Features also given relative to the rest of the question's candidates: the gap to the
 #: best candidate's value and the rank among them. Five-fold CV by question over golden + dev
 #: (three shuffles): the top candidate holds a key fact 0.839 -> 0.850; more of them (units,
@@ -125,7 +120,6 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     focus = draft.focus
     intent = draft.shape.intent
     cue = _CUES.get(intent)
-    top_page = draft.retrieval.hits[0].slug if draft.retrieval.hits else None
     head = [float(bool(draft.terms)), float(draft.shape.negated),
             *(float(intent is i) for i in Intent)]
     rows = []
@@ -157,18 +151,8 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
             len(q_quals & qualifiers(text)) / len(q_quals) if q_quals else 0.0,
             float(bool(_MONEY.search(text))), min(len(text.split()), 60) / 60,
             float(bool(cue.search(text))) if cue else 0.0,
-            float(intent is Intent.DEFINITION and s.section == "Definition"), *head,
-            *_placement(s, top_page)])
+            float(intent is Intent.DEFINITION and s.section == "Definition"), *head])
     return _with_relative(rows)
-
-
-def _placement(sentence: Chunk, top_page: str | None) -> list[float]:
-    """The section kinds _SECTIONS leaves out, the position in the page, the first page."""
-    section = sentence.section or ""
-    return [float(section == "Example"), float(section == "Common mistake"),
-            float(section == "Takeaway"), float(section.startswith("Worked example")),
-            float(section.startswith("Checklist")), float(sentence.position or 0),
-            float(sentence.slug == top_page)]
 
 
 def _with_relative(rows: list[list[float]]) -> list[list[float]]:
