@@ -58,6 +58,7 @@ SENTENCE_FEATURES = (
 #: numbers, length, similarity) added nothing.
 RELATIVE = ("word_cover", "idf_cover", "rarest_shared", "bigrams", "numbers_shared",
             "faq_similarity", "intent_cue", "qualifiers_shared")
+_RELATIVE_AT = tuple(SENTENCE_FEATURES.index(name) for name in RELATIVE)
 SENTENCE_FEATURES = (*SENTENCE_FEATURES, *(f"{name}_{how}" for name in RELATIVE
                                            for how in ("gap", "rank")))
 
@@ -159,8 +160,7 @@ def _with_relative(rows: list[list[float]]) -> list[list[float]]:
     """Append each RELATIVE feature's gap to the best candidate and its rank (1 for the best,
     ties in the pool's order)."""
     extra: list[list[float]] = [[] for _ in rows]
-    for name in RELATIVE:
-        j = SENTENCE_FEATURES.index(name)
+    for j in _RELATIVE_AT:
         values = [row[j] for row in rows]
         best = max(values)
         order = sorted(range(len(rows)), key=lambda i: -values[i])

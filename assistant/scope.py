@@ -53,14 +53,12 @@ def own_relevance(assistant: Assistant, q: Question, retrieval: Retrieval) -> fl
 
 def declined_before(assistant: Assistant, q: Question, retrieval: Retrieval) -> bool:
     """True if a first message is closer to a labelled out-of-scope question than to the
-    corpus (the learned parts' `declined_before`; never without them)."""
-    if retrieval.query == q.text:
-        vector, own = retrieval.vector, retrieval.best_similarity
-    else:  # searched with the page's title: judged on the message as the retriever embeds it
-        retriever, index = assistant.retriever, assistant.index
-        vector = index.embed_query(retriever.spelled_out(q.text, retriever.terms.find(q.text)))
-        own = max((sim for _, sim in index.search_vector(vector, k=3)), default=0.0)
-    return assistant.learning.declined_before(vector, own)
+    corpus (the learned parts' `declined_before`; never without them). A message searched
+    with its subject's title ("is it expensive?" on the NVLink page) leans on that subject
+    and is about it: it is not judged (nor embedded a second time on the hot path)."""
+    if retrieval.query != q.text:
+        return False
+    return assistant.learning.declined_before(retrieval.vector, retrieval.best_similarity)
 
 
 def continues(assistant: Assistant, q: Question, retrieval: Retrieval) -> bool:
