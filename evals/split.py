@@ -86,6 +86,13 @@ told to write no other file (pages dealt anew with seed 20261201; ids v11a/v11b/
 figures in the README and the closing note of issue 22), so it is spent: the next piece of
 work appends it to dev and writes a fresh split. Its one wrong word ("does it still need
 congestion control then?") was fixed after the scoring, and dev's gate will hold it there.
+
+Eleventh round, 2026-11-26 (the next session): the tenth round's test split (288, spent) was
+appended to dev (2,868 questions). Four new pools were written blind at the start of the
+session, before any of its work was measured on them, by helpers who read only `corpus/` and
+were told to write no other file (pages dealt anew with seed 20261202; ids v12a/v12b/v12c,
+84 + 84 + 80; calculator questions c12, 42), and became the sealed test split whole (290
+questions, 85 of them yes/no, 18 to be declined, 37 follow-ups).
 """
 
 from __future__ import annotations
