@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .intent import Intent, has_unit
-from .polarity import POLAR_OPENING, qualifiers, same_qualifiers
+from .polarity import POLAR_OPENING, qualifiers
 from .text import numbers_in
 from .words import stems_of
 
@@ -104,6 +105,23 @@ def _bigrams(text: str) -> set[tuple[str, str]]:
     return set(zip(tokens, tokens[1:], strict=False))
 
 
+@lru_cache(maxsize=1 << 15)
+def _sentence_side(text: str) -> tuple:
+    """What a row needs of the sentence alone, worked out once per corpus sentence: the
+    answer path scores the same few thousand sentences for every question."""
+    numbers = frozenset(numbers_in(text))
+    return (stems_of(text), numbers, frozenset(_bigrams(text)), qualifiers(text),
+            float(bool(numbers)), float(bool(_MISTAKE.search(text))),
+            float(bool(POLAR_OPENING.match(text))), float(bool(_MONEY.search(text))),
+            min(len(text.split()), 60) / 60)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cued(intent: Intent, text: str) -> float:
+    cue = _CUES.get(intent)
+    return float(bool(cue.search(text))) if cue else 0.0
+
+
 def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
                       faq_ids: list[str], faq_similarity: dict[str, float], idf: Idf
                       ) -> list[list[float]]:
@@ -120,24 +138,24 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     max_score = pool[0].score
     focus = draft.focus
     intent = draft.shape.intent
-    cue = _CUES.get(intent)
     head = [float(bool(draft.terms)), float(draft.shape.negated),
             *(float(intent is i) for i in Intent)]
     rows = []
+    words = draft.words
+    units = draft.shape.units
     for i, c in enumerate(pool):
         s = c.sentence
         text = s.text
-        stems = stems_of(text)
+        stems, numbers, bigrams, quals, has_number, mistake, polar, money, length = (
+            _sentence_side(text))
         shared = q_stems & stems
         rank = focus.index(s.slug) if s.slug in focus else 4
-        numbers = set(numbers_in(text))
-        words = draft.words
         rows.append([
             c.similarity, c.score, c.similarity - max_sim, c.score - max_score, 1.0 / (i + 1),
             len(words & stems) / len(words) if words else 1.0,
             math.fsum(idf(w) for w in shared) / q_total,
             max((idf(w) for w in shared), default=0.0) / idf.unseen,
-            float(len(q_bigrams & _bigrams(text))),
+            float(len(q_bigrams & bigrams)),
             len(q_numbers & numbers) / len(q_numbers) if q_numbers else 0.0,
             float(bool(q_numbers)), float(rank == 0), float(rank == 1), float(rank >= 2),
             float(s.slug == draft.subject), float(s.kind == "lesson"),
@@ -145,13 +163,11 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
             float(lead is not None and s.id == lead.id),
             float(bool(faq_ids) and s.id == faq_ids[0]), float(s.id in faq_ids),
             faq_similarity.get(s.chunk_id, 0.0) if s.section == "FAQ" else 0.0,
-            float(s.position == 0 or s.id.endswith("::s0")), float(bool(numbers)),
-            float(has_unit(text, draft.shape.units)) if draft.shape.units else 0.0,
-            float(bool(_MISTAKE.search(text))), float(bool(POLAR_OPENING.match(text))),
-            float(same_qualifiers(question, text)),
-            len(q_quals & qualifiers(text)) / len(q_quals) if q_quals else 0.0,
-            float(bool(_MONEY.search(text))), min(len(text.split()), 60) / 60,
-            float(bool(cue.search(text))) if cue else 0.0,
+            float(s.position == 0 or s.id.endswith("::s0")), has_number,
+            float(has_unit(text, units)) if units else 0.0,
+            mistake, polar, float(q_quals <= quals),
+            len(q_quals & quals) / len(q_quals) if q_quals else 0.0,
+            money, length, _cued(intent, text),
             float(intent is Intent.DEFINITION and s.section == "Definition"), *head])
     return _with_relative(rows)
 

@@ -4,6 +4,7 @@ and `settle`, which finds the sentence that says yes or no."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .corpus import FACT_LABELS, Chunk, Page
@@ -129,17 +130,27 @@ def _says_what(sentence: str, words: frozenset[str]) -> bool:
     """True if a sentence says what the thing named by `words` is: the words come before
     its defining verb, within the first ten words ("Incast is congestion that ...", "A
     pipeline bubble is ..."), or the sentence gives it as a name ("... called incast")."""
+    for size, head in _heads(sentence):
+        missing = words - head
+        # all the words, or all but one of three or more ("OSFP 800G module" is said as
+        # "An OSFP 800G transceiver is a pluggable module")
+        if size <= 10 and (not missing or (len(missing) == 1 and len(words) >= 3)):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 15)
+def _heads(sentence: str) -> tuple[tuple[int, frozenset[str]], ...]:
+    """Each defining verb's head (the words before it, or the four after "called") as its
+    length and stems, once per corpus sentence."""
+    out = []
     for match in _DEFINES.finditer(sentence):
         if match.group(0).lower() == "called":
             head = _TOKEN.findall(sentence[match.end():].lower())[:4]
         else:
             head = _TOKEN.findall(sentence[:match.start()].lower())
-        missing = words - {stem(w) for w in head}
-        # all the words, or all but one of three or more ("OSFP 800G module" is said as
-        # "An OSFP 800G transceiver is a pluggable module")
-        if len(head) <= 10 and (not missing or (len(missing) == 1 and len(words) >= 3)):
-            return True
-    return False
+        out.append((len(head), frozenset(stem(w) for w in head)))
+    return tuple(out)
 
 
 def _narrower_name(phrase: str, page: Page) -> str:

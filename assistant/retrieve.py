@@ -379,8 +379,9 @@ class Retriever:
         rows = [i for slug in dict.fromkeys(slugs) for i in snap.rows_by_slug.get(slug, ())]
         if not rows:
             return []
-        sims = snap.sentence_sims(vector)[rows]
-        return [(snap.sentences[i], float(s)) for i, s in zip(rows, sims, strict=True)]
+        sentences = snap.sentences
+        return list(zip([sentences[i] for i in rows], snap.sentence_sims(vector)[rows].tolist(),
+                        strict=True))
 
     def faq_question_of(self, chunk_id: str) -> str | None:
         """Return the question of the FAQ entry a chunk answers, or None for other chunks."""

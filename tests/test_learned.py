@@ -8,7 +8,7 @@ import pytest
 from assistant.config import Settings, SettingsError
 from assistant.features import QUESTION_CUES, question_cues
 from assistant.learned import LEARNED_VERSION, Learned, Linear, NoLearning, question_row
-from assistant.trees import Trees
+from assistant.trees import SENTENCE_TREES, SMALL_TREES, Trees
 
 
 def _data(n: int = 400, seed: int = 0):
@@ -18,13 +18,17 @@ def _data(n: int = 400, seed: int = 0):
     return x, y
 
 
-def test_trees_as_arrays_predict_what_scikit_learn_predicts():
+@pytest.mark.parametrize("shape", [SMALL_TREES, SENTENCE_TREES])
+def test_trees_as_arrays_predict_what_scikit_learn_predicts(shape):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     x, y = _data()
-    trees = Trees.fit(x.tolist(), y.tolist())
-    model = HistGradientBoostingClassifier(max_depth=3, max_iter=150, learning_rate=0.05,
-                                           random_state=0).fit(x, y)
+    trees = Trees.fit(x.tolist(), y.tolist(), shape=shape)
+    model = HistGradientBoostingClassifier(**shape, random_state=0).fit(x, y)
+    # the leaves lie at several depths, so the padding to complete trees is exercised
+    leaf_depths = {int(d) for p in model._predictors for d in p[0].nodes["depth"][
+        p[0].nodes["is_leaf"].astype(bool)]}
+    assert len(leaf_depths) > 1
     fresh, _ = _data(50, seed=1)
     assert trees.proba(fresh.tolist()) == pytest.approx(model.predict_proba(fresh)[:, 1],
                                                         abs=1e-9)
