@@ -320,11 +320,11 @@ def _learned_order(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     if draft.learning is None or not pool:
         return []
     scored = with_choices(pool, lead, faq, LEARNED_POOL)
-    probs = draft.learning.rank_sentences(draft, scored, lead, faq)
-    if probs is None:
+    scores = draft.learning.rank_sentences(draft, scored, lead, faq)
+    if scores is None:
         return []
-    order = sorted(zip((c.sentence for c in scored), probs, strict=True),
-                   key=lambda t: -t[1])
+    order = [(c.sentence, p) for c, (_, p) in sorted(
+        zip(scored, scores, strict=True), key=lambda t: -t[1][0])]
     asked = {s.id for s in faq}
     return [(s, p) for s, p in order if stands_alone(s.text) or s.id in asked]
 

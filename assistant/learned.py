@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "10"
+LEARNED_VERSION = "11"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -72,8 +72,9 @@ class Learning(Protocol):
         """Probability that a message asks a yes/no question (None: no opinion)."""
 
     def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
-                       faq: list[Chunk]) -> list[float] | None:
-        """Probability, per candidate, that it holds what was asked (None: no opinion)."""
+                       faq: list[Chunk]) -> list[tuple[float, float]] | None:
+        """Per candidate, (its place in the learned order, higher first; the probability
+        that it holds what was asked). None: no opinion."""
 
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """The FAQ entry whose Yes or No answers a yes/no question (None: no opinion)."""
@@ -95,7 +96,7 @@ class NoLearning:
         return None
 
     def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
-                       faq: list[Chunk]) -> list[float] | None:
+                       faq: list[Chunk]) -> list[tuple[float, float]] | None:
         """No opinion: the rule pickers decide."""
         return None
 
@@ -128,10 +129,12 @@ class Learned:
 
     def __init__(self, pages: Reranker | None = None, kind: Linear | None = None,
                  sentences: Trees | None = None, idf: Idf | None = None,
-                 faq_questions: Any = None, pairs: Trees | None = None):
+                 faq_questions: Any = None, pairs: Trees | None = None,
+                 order: Trees | None = None):
         self.pages, self.kind, self.sentences, self.idf = pages, kind, sentences, idf
         self._faq_questions = faq_questions
         self.pairs = pairs
+        self.order = order  # LambdaRank trees: which candidate goes first (None: by proba)
         self.declined: Any = None  # unit vectors of the labelled out-of-scope questions
 
     def rank_pages(self, retrieval: Retrieval) -> Retrieval:
@@ -145,8 +148,10 @@ class Learned:
         return self.kind.proba(question_row(question, vector))
 
     def rank_sentences(self, draft: Draft, pool: list[Candidate], lead: Chunk | None,
-                       faq: list[Chunk]) -> list[float] | None:
-        """Probability, per candidate, that it holds what was asked."""
+                       faq: list[Chunk]) -> list[tuple[float, float]] | None:
+        """Per candidate, (its place in the learned order; the probability that it holds
+        what was asked): the ranker orders, the classifier's probability gates what is
+        quoted (compose.LEARNED_FLOOR, verdict.DENY_AT)."""
         if self.sentences is None or self.idf is None or not pool:
             return None
         sims = {}
@@ -154,7 +159,9 @@ class Learned:
             sims = {q.chunk_id: s for q, s in self._faq_questions(draft.retrieval.vector,
                                                                    limit=60)}
         rows = sentence_features(draft, pool, lead, [s.id for s in faq], sims, self.idf)
-        return self.sentences.proba(rows)
+        proba = self.sentences.proba(rows)
+        order = self.order.proba(rows) if self.order is not None else proba
+        return list(zip(order, proba, strict=True))
 
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """The FAQ entry the pair model says asks this yes/no question, or None."""
@@ -193,9 +200,11 @@ class Learned:
         if data is None:
             data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files)}
             learned.kind = Linear(**data["kind"])
-            rows, labels = sentence_rows(assistant, files, learned)
+            rows, labels, groups = sentence_rows(assistant, files, learned)
             data["sentences"] = (Trees.fit(rows, labels, shape=SENTENCE_TREES).to_json()
                                  if len(set(labels)) > 1 else None)
+            data["order"] = (Trees.fit_ranker(rows, labels, groups).to_json()
+                             if len(set(labels)) > 1 else None)
             rows, labels = pair_rows(assistant, files)
             data["pairs"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
                 else None
@@ -205,6 +214,7 @@ class Learned:
         learned.kind = Linear(**data["kind"])
         learned.sentences = Trees.from_json(data["sentences"]) if data["sentences"] else None
         learned.pairs = Trees.from_json(data["pairs"]) if data.get("pairs") else None
+        learned.order = Trees.from_json(data["order"]) if data.get("order") else None
         learned.declined = _unit_rows(data.get("declined") or [])
         return learned
 
@@ -288,16 +298,18 @@ def _drafts(assistant: Assistant, files: tuple[Path, ...], wanted: Any) -> Any:
 
 
 def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learned
-                  ) -> tuple[list[list[float]], list[int]]:
+                  ) -> tuple[list[list[float]], list[int], list[int]]:
     """Feature rows of the candidates of every labelled question with key facts, labelled 1
-    when the sentence holds one of them."""
+    when the sentence holds one of them, and each row's question (its number)."""
     from .compose import rule_choices
     from .draft import candidates, with_choices
     from .evaluate import nugget_hits
 
     rows: list[list[float]] = []
     labels: list[int] = []
-    for item, draft in _drafts(assistant, files, lambda i: bool(i.expect.nuggets)):
+    groups: list[int] = []
+    for n, (item, draft) in enumerate(_drafts(assistant, files,
+                                              lambda i: bool(i.expect.nuggets))):
         pool = candidates(draft)
         lead, _faq, faq_sentences = rule_choices(draft, pool)
         pool = with_choices(pool, lead, faq_sentences, POOL)
@@ -306,8 +318,9 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
         rows += sentence_features(draft, pool, lead, [s.id for s in faq_sentences], sims,
                                   learned.idf)
         labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
+        groups += [n] * len(pool)
     assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)
-    return rows, labels
+    return rows, labels, groups
 
 
 def pair_rows(assistant: Assistant, files: tuple[Path, ...]

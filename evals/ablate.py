@@ -30,14 +30,15 @@ def main() -> None:
     bot = Assistant.from_settings()
     full = bot.learning
 
-    def row(pages, kind, sentences, pairs=None):
+    def row(pages, kind, sentences, pairs=None, order=None):
         return Learned(pages=pages, kind=kind, sentences=sentences, idf=full.idf,
-                       faq_questions=full._faq_questions, pairs=pairs)
+                       faq_questions=full._faq_questions, pairs=pairs, order=order)
 
     rows = [("rules only", row(None, None, None)),
             ("+ page order", row(full.pages, None, None)),
             ("+ yes/no detector", row(full.pages, full.kind, None)),
-            ("+ sentence ranker", row(full.pages, full.kind, full.sentences)),
+            ("+ sentence ranker", row(full.pages, full.kind, full.sentences,
+                                      order=full.order)),
             ("+ FAQ pair matcher (shipped)", full)]
     splits = tuple(args.splits.split(","))
     for name, learning in rows:

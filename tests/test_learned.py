@@ -8,7 +8,7 @@ import pytest
 from assistant.config import Settings, SettingsError
 from assistant.features import QUESTION_CUES, question_cues
 from assistant.learned import LEARNED_VERSION, Learned, Linear, NoLearning, question_row
-from assistant.trees import SENTENCE_TREES, SMALL_TREES, Trees
+from assistant.trees import RANK_TREES, SENTENCE_TREES, SMALL_TREES, Trees
 
 
 def _data(n: int = 400, seed: int = 0):
@@ -43,6 +43,24 @@ def test_trees_survive_json_and_learn_the_signal():
     p = np.asarray(again.proba(fresh.tolist()))
     assert p == pytest.approx(trees.proba(fresh.tolist()))
     assert ((p > 0.5) == labels).mean() > 0.8
+
+
+def test_ranker_trees_as_arrays_score_what_lightgbm_scores():
+    import lightgbm
+
+    x, y = _data(600)
+    groups = [i // 20 for i in range(len(x))]  # 30 questions of 20 candidates
+    trees = Trees.fit_ranker(x.tolist(), y.tolist(), groups)
+    model = lightgbm.LGBMRanker(objective="lambdarank", random_state=0, n_jobs=1,
+                                deterministic=True, force_row_wise=True, verbose=-1,
+                                **RANK_TREES).fit(x, y, group=[20] * 30)
+    fresh, labels = _data(200, seed=3)
+    p = np.asarray(trees.proba(fresh.tolist()))
+    assert np.log(p / (1 - p)) == pytest.approx(model.predict(fresh), abs=1e-9)
+    assert trees.depth <= RANK_TREES["max_depth"]
+    # it learned the order: in each fresh group of 20, the top-scored row is a positive
+    tops = [labels[g * 20 + int(np.argmax(p[g * 20:(g + 1) * 20]))] for g in range(10)]
+    assert sum(tops) >= 8
 
 
 def test_linear_is_a_logistic_model():
@@ -115,6 +133,7 @@ def test_learned_parts_are_trained_once_then_loaded(bot, built):
 
     assert isinstance(bot.learning, Learned)
     assert bot.learning.kind is not None and bot.learning.sentences is not None
+    assert bot.learning.order is not None
     assert list((Path(built.data_dir) / "learned").glob("learned-*.json"))
 
     def no_turns(*args, **kwargs):
