@@ -18,7 +18,7 @@ from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
-from .verdict import DENY_AT, Verdict, lead_denies, settle
+from .verdict import DENY_AT, Verdict, lead_denies, settle, turns_away
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -221,14 +221,18 @@ def compose_answer(draft: Draft) -> Answer:
     # "and on ethernet?": a message with no claim of its own leaves what is asked in the
     # conversation, and a Yes or No matched through it may answer the previous question
     claims = bool(draft.words) or len(draft.terms) >= 2
-    answered = intent is Intent.YES_NO and faq is not None and faq.polar and claims
+    # ...unless its answer turns against what this question adds to it ("does PUE include
+    # the GPUs' power?" answers Yes, "... not how efficiently the GPUs compute")
+    turned = faq is not None and turns_away(draft.question, faq.question, faq.sentences)
+    answered = intent is Intent.YES_NO and faq is not None and faq.polar and claims \
+        and not turned
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
     # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
     # Ultra Ethernet NICs?").
     depends = authored_depends(faq)
     if intent is Intent.YES_NO and not answered and not depends and claims:
         near = borrowed_polar_faq(draft)
-        if near is not None:
+        if near is not None and not turns_away(draft.question, near.question, near.sentences):
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)
     ranked = _learned_order(draft, pool, lead, faq_lead)
@@ -250,7 +254,7 @@ def compose_answer(draft: Draft) -> Answer:
             # another FAQ's "No, ..." keeps its own word
             own_no = YES_NO_OPENING.match(quoted[0].text)
             settled = Verdict("" if own_no else "No", quoted[0], "denies")
-        if settled is not None and against_faq(faq, settled):
+        if settled is not None and not turned and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:
             verdict, sentence, how = settled

@@ -20,7 +20,7 @@ from .polarity import (
     turning_words,
     without_opening,
 )
-from .words import stems_of
+from .words import content_stems, stems_of
 
 #: A sentence must be at least this close to a yes/no question to settle it.
 SETTLE_FLOOR = 0.5
@@ -272,3 +272,37 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
             and turns <= turning_words(main)
             and (same_qualifiers(q, main) or qualifiers(main) <= qualifiers(q)))
 
+
+
+#: A negation or contrast in an FAQ answer's sentence (compare `turns_away`).
+_CONTRAST = re.compile(r"\b(not|never|instead\s+of|rather\s+than|without|cannot|unlike|"
+                       r"(is|are|does|do|can)n'?t)\b", re.I)
+_CLAUSE_END = re.compile(r"[,;:.]")
+
+
+def turns_away(question: str, faq_question: str, sentences: tuple[Chunk, ...]) -> bool:
+    """True if an FAQ's authored Yes is said with a denial or contrast of something the
+    visitor asks that the FAQ's question does not: that Yes answers the FAQ's question, not
+    this one. Either the visitor's own word is what is denied ("Does PUE include the GPUs'
+    own power?" is answered "Yes, ... not how efficiently the GPUs compute": No to "does pue
+    tell me how efficient my gpus are?"), or it is what the denial is said of ("Does Google
+    Cloud support RDMA?": "Yes, ... Earlier A3 and A3 Mega H100 VMs use ... instead of
+    RDMA": No to "is google cloud a3 mega rdma?"). An authored No stays: a denial beside it
+    agrees with it."""
+    if not sentences or not re.match(r"\W*yes\b", sentences[0].text, re.I):
+        return False
+    asked = content_stems(faq_question)
+    own = content_stems(question) - stems_of(faq_question)
+    if not own:
+        return False
+    for sentence in sentences:
+        text = sentence.text
+        for match in _CONTRAST.finditer(text):
+            start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, match.start())),
+                        default=0)
+            end = _CLAUSE_END.search(text, match.end())
+            before = stems_of(text[start:match.start()])
+            denied = stems_of(text[match.end():end.start() if end else len(text)])
+            if own & denied or (own & before and asked & denied):
+                return True
+    return False

@@ -84,6 +84,13 @@ def stems_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _TOKEN.findall(_speeds(text).lower()))
 
 
+@cache
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of a text's words that are not stop words."""
+    return frozenset(stem(w) for w in _TOKEN.findall(_speeds(text).lower())
+                     if w not in _STOP_WORDS and len(w) > 1)
+
+
 def residual_words(text: str, retriever: Retriever) -> frozenset[str]:
     """Return the content words of a question outside the terms it names, crudely stemmed."""
     lowered = text.lower()
