@@ -225,6 +225,8 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
     # "will it be bottlenecked?" asks the opposite of "is Gen4 enough?", "can it reach 400G?"
     (r"enough|sufficient|adequate|keep\s+up|reach|full\s+(speed|rate|bandwidth)",
      r"bottleneck\w*|insufficient|too\s+(slow|small|little)|hold\w*\s+(it\s+)?back"),
+    # "can srd packets show up out of order?" asks the opposite of "does SRD deliver in order?"
+    (r"in[\s-]+order|ordered", r"out[\s-]+of[\s-]+order|reorder\w*|unordered"),
 ))
 
 

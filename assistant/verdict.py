@@ -188,6 +188,9 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
     for rank, c in enumerate(ranked[:8]):
         if not same_qualifiers(draft.question, c.sentence.text):
             continue  # said of RoCE v2 or ZeRO stage 3, not of the v1 or stage 2 asked about
+        if _INSTRUCTS.match(c.sentence.text):
+            continue  # "Compare ... on cost per GPU, not on switch price alone" tells what
+            # to do; its "not" says nothing of whether optics cost more than switches
         # The sentence must name the question's terms; a clause of it, the claim's words.
         if _contradicts(draft, c.sentence.text) and not alternative:
             return Verdict("No", c.sentence, "contradicts")
@@ -217,6 +220,11 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
     return None
 
 
+#: A sentence that tells the reader what to do (a checklist step, advice).
+_INSTRUCTS = re.compile(r"(compare|set|enable|configure|map|mark|check|run|use|turn|assign|"
+                        r"verify|measure|apply|keep|confirm|disable|tune|match|add|plan|pick|"
+                        r"choose|start|size|budget|count|ask|test|treat|put|place|leave|"
+                        r"reserve|price|buy|watch|expect)\s", re.I)
 #: A denial in a main clause: "InfiniBand and RoCE v2 cannot be mixed within one fabric".
 _DENIES = re.compile(r"\b(not|cannot|can'?t|never|no)\b", re.I)
 #: Where a sentence's main clause ends: a comma or semicolon, or a reason or contrast.
@@ -268,7 +276,12 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     # narrower ("RoCE v1 cannot be routed") does not answer for the rest ("can roce be routed?")
     # A question turned by a word that flips no polarity ("is nvlink gonna replace ib?") is
     # denied by a clause turned by the same word ("NVLink does not replace InfiniBand").
-    return (bool(_DENIES.search(main)) and coverage_parts(draft, main)[0] >= 1.0
+    named, said = coverage_parts(draft, main)
+    # ...from the page the question is about, or saying a word of its claim besides the
+    # terms: "can the sm config hurt allreduce perf?" (about NCCL) is not denied by the DPU
+    # page's "a DPU's Arm cores do not speed up NCCL collectives"
+    home = sentence.slug == (draft.subject or next(iter(draft.retrieval.slugs), None))
+    return (bool(_DENIES.search(main)) and named >= 1.0 and (home or said > 0)
             and turns <= turning_words(main)
             and (same_qualifiers(q, main) or qualifiers(main) <= qualifiers(q)))
 

@@ -184,3 +184,11 @@ def test_a_variant_word_makes_another_product():
     assert qualifiers("is google cloud a3 mega rdma?") == {"a3mega"}
     assert not same_qualifiers("is google cloud a3 mega rdma?",
                                "Google Cloud's A3 Ultra VMs with H200 GPUs run RoCE.")
+
+
+def test_out_of_order_is_asked_the_other_way_round_from_in_order():
+    from assistant.polarity import framed_alike
+
+    assert not framed_alike("can srd packets show up out of order?",
+                            "Does SRD deliver packets in order?")
+    assert framed_alike("does srd keep packets in order?", "Does SRD deliver packets in order?")
