@@ -34,7 +34,7 @@ from .intent import Intent, Shape, classify, negated
 from .leads import lead_sentence
 from .learned import YES_NO_AT, NoLearning
 from .scope import in_scope
-from .text import MARKER
+from .text import MARKER, numbers_in
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -248,7 +248,8 @@ class Assistant:
         timings: dict[str, float] = {}
         calculation = self._calculate(question, timings)
         if calculation is not None and not (self.llm_answerer is not None
-                                            and calculation.kind == "calculation"):
+                                            and calculation.kind == "calculation") and not (
+                self.llm_answerer is None and calculation.kind == "clarify"):
             return Turn(calculation, question, None, timings)
         # 4. Retrieve, then compose an answer from what was found (or decline). "And for
         #    800G?" asks the previous question again of the new attribute.
@@ -256,6 +257,13 @@ class Assistant:
             question = self._ask_again(question)
         retrieval = self._retrieve(question, timings)
         if calculation is not None:
+            if calculation.kind == "clarify" and self.llm_answerer is None:
+                # "how many gpu hours to train a 7b on 1T tokens on h100s": a calculator
+                # short of an input (the MFU) still asks for it, after the corpus's worked
+                # example of those very figures, when it has one
+                found = self._compose(question, retrieval, timings)
+                if found.kind == "answer" and _works_example(question.text, found.text):
+                    calculation = _merge(found, calculation)
             return Turn(calculation, question, retrieval, timings)
         return Turn(self._compose(question, retrieval, timings), question, retrieval, timings)
 
@@ -423,6 +431,12 @@ class Assistant:
                 self.retriever.maybe_refresh()
             except Exception:
                 log.warning("could not check the index for changes", exc_info=True)
+
+
+def _works_example(question: str, answer: str) -> bool:
+    """True if an answer states every figure of the question: it works that example."""
+    asked = set(numbers_in(question))
+    return bool(asked) and asked <= set(numbers_in(answer))
 
 
 def _merge(first: Answer, second: Answer) -> Answer:

@@ -143,3 +143,19 @@ def test_the_price_of_infiniband_is_not_a_gpu_rental(fake_bot):
     answer = fake_bot.ask("how much is infiniband for 16 gpus")
     assert answer.kind != "clarify" and not answer.tool_calls
     assert "price per GPU-hour" not in answer.text
+
+
+def test_a_calculator_short_of_an_input_follows_the_corpus_worked_example(fake_bot):
+    # every figure asked is one the corpus works through: its example first, then the
+    # calculator's question for the visitor's own figures
+    answer = fake_bot.ask("going from pue 1.5 to 1.1 with 1000 gpus saves how much a year?")
+    assert answer.kind == "clarify"
+    example, _, calculator = answer.text.partition("\n\nMore:")
+    assert "lowering pue from 1.5 to 1.1" in example.lower() and "1,000 GPUs" in example
+    assert "power cost calculator" in calculator and calculator.strip().endswith("?")
+
+
+def test_no_worked_example_of_other_figures_comes_before_the_calculator(fake_bot):
+    answer = fake_bot.ask("training cost for 1024 gpus at 2.2 per gpu-hour, how much?")
+    assert answer.kind == "clarify"
+    assert answer.text.startswith("I can work that out")
