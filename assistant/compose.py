@@ -202,6 +202,17 @@ def against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
     return bool(authored and word) and authored.group(0).lower() != str(word).lower()
 
 
+def _learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
+    """No, from the learned order's first sentence, or its second when the ranker is as
+    sure of it ("An MFU above 100% means the calculation is wrong", then "a correctly
+    computed MFU cannot exceed 100%"), when it denies what is asked (verdict.lead_denies);
+    another FAQ's "No, ..." keeps its own word."""
+    denial = next((s for s, p in ranked[:2] if p >= DENY_AT and lead_denies(draft, s)), None)
+    if denial is None:
+        return None
+    return Verdict("" if YES_NO_OPENING.match(denial.text) else "No", denial, "denies")
+
+
 def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
     """Another FAQ whose authored Yes or No answers this yes/no question as asked: by the
     rules (faq.polar_neighbour), else by the matcher learned from labelled pairs."""
@@ -249,11 +260,8 @@ def compose_answer(draft: Draft) -> Answer:
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
-        if (settled is None and ranked and quoted and ranked[0][1] >= DENY_AT
-                and lead_denies(draft, quoted[0])):
-            # another FAQ's "No, ..." keeps its own word
-            own_no = YES_NO_OPENING.match(quoted[0].text)
-            settled = Verdict("" if own_no else "No", quoted[0], "denies")
+        if settled is None and quoted:
+            settled = _learned_denial(draft, ranked)
         if settled is not None and not turned and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:

@@ -52,7 +52,7 @@ SENTENCE_FEATURES = (
     "has_unit", "mistake", "opens_polar", "same_qualifiers", "qualifiers_shared", "has_money",
     "length", "intent_cue",
     "definition_asked", "question_terms", "negated",
-    *(f"intent_{i.value}" for i in Intent))
+    *(f"intent_{i.value}" for i in Intent), "memory_best", "memory_sum")
 #: Features also given relative to the rest of the question's candidates: the gap to the
 #: best candidate's value and the rank among them. Five-fold CV by question over golden + dev
 #: (three shuffles): the top candidate holds a key fact 0.839 -> 0.850; more of them (units,
@@ -123,9 +123,13 @@ def _cued(intent: Intent, text: str) -> float:
 
 
 def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
-                      faq_ids: list[str], faq_similarity: dict[str, float], idf: Idf
+                      faq_ids: list[str], faq_similarity: dict[str, float], idf: Idf,
+                      memory: dict[str, tuple[float, float]] | None = None
                       ) -> list[list[float]]:
-    """One row of SENTENCE_FEATURES per candidate, in the pool's order."""
+    """One row of SENTENCE_FEATURES per candidate, in the pool's order (`memory`: per
+    sentence id, the similarity of the nearest labelled question it answered and the sum
+    over those that it answered, of the question's labelled neighbours)."""
+    memory = memory or {}
     if not pool:
         return []
     question = draft.question
@@ -168,7 +172,8 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
             mistake, polar, float(q_quals <= quals),
             len(q_quals & quals) / len(q_quals) if q_quals else 0.0,
             money, length, _cued(intent, text),
-            float(intent is Intent.DEFINITION and s.section == "Definition"), *head])
+            float(intent is Intent.DEFINITION and s.section == "Definition"), *head,
+            *memory.get(s.id, (0.0, 0.0))])
     return _with_relative(rows)
 
 

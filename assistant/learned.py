@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "11"
+LEARNED_VERSION = "12"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -135,6 +135,9 @@ class Learned:
         self._faq_questions = faq_questions
         self.pairs = pairs
         self.order = order  # LambdaRank trees: which candidate goes first (None: by proba)
+        #: per labelled question (normalised words), the sentences of its pages that hold one
+        #: of its key facts: a new question's labelled neighbours say which sentences answered
+        self.answered: dict[str, frozenset[str]] = {}
         self.declined: Any = None  # unit vectors of the labelled out-of-scope questions
 
     def rank_pages(self, retrieval: Retrieval) -> Retrieval:
@@ -158,10 +161,27 @@ class Learned:
         if self._faq_questions is not None:
             sims = {q.chunk_id: s for q, s in self._faq_questions(draft.retrieval.vector,
                                                                    limit=60)}
-        rows = sentence_features(draft, pool, lead, [s.id for s in faq], sims, self.idf)
+        rows = sentence_features(draft, pool, lead, [s.id for s in faq], sims, self.idf,
+                                 self.memory(draft))
         proba = self.sentences.proba(rows)
         order = self.order.proba(rows) if self.order is not None else proba
         return list(zip(order, proba, strict=True))
+
+    def memory(self, draft: Draft) -> dict[str, tuple[float, float]]:
+        """Per sentence id, what the question's labelled neighbours (the page ranking's
+        memory) say of it: the similarity of the nearest one it answered, and the sum over
+        those it answered. Five-fold CV by question over golden + dev (three shuffles), with
+        the memory of the training folds only: top candidate holds a key fact 0.870 ->
+        0.907."""
+        if self.pages is None or not self.answered:
+            return {}
+        memory = self.pages.memory
+        out: dict[str, tuple[float, float]] = {}
+        for i, sim in memory.neighbours(draft.retrieval.vector, draft.retrieval.query):
+            for sentence in self.answered.get(memory.texts[i], ()):
+                best, total = out.get(sentence, (0.0, 0.0))
+                out[sentence] = (max(best, sim), total + sim)
+        return out
 
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """The FAQ entry the pair model says asks this yes/no question, or None."""
@@ -198,8 +218,10 @@ class Learned:
         path = cache_key(assistant, files, "learned", f"{LEARNED_VERSION}-{RERANKER_VERSION}")
         data = _read(path)
         if data is None:
-            data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files)}
+            data = {"version": LEARNED_VERSION, "kind": _fit_kind(assistant, files),
+                    "answered": answered_sentences(assistant, files)}
             learned.kind = Linear(**data["kind"])
+            learned.answered = {k: frozenset(v) for k, v in data["answered"].items()}
             rows, labels, groups = sentence_rows(assistant, files, learned)
             data["sentences"] = (Trees.fit(rows, labels, shape=SENTENCE_TREES).to_json()
                                  if len(set(labels)) > 1 else None)
@@ -215,6 +237,7 @@ class Learned:
         learned.sentences = Trees.from_json(data["sentences"]) if data["sentences"] else None
         learned.pairs = Trees.from_json(data["pairs"]) if data.get("pairs") else None
         learned.order = Trees.from_json(data["order"]) if data.get("order") else None
+        learned.answered = {k: frozenset(v) for k, v in (data.get("answered") or {}).items()}
         learned.declined = _unit_rows(data.get("declined") or [])
         return learned
 
@@ -297,6 +320,23 @@ def _drafts(assistant: Assistant, files: tuple[Path, ...], wanted: Any) -> Any:
         yield item, assistant.draft(turn.question, turn.retrieval)
 
 
+def answered_sentences(assistant: Assistant, files: tuple[Path, ...]) -> dict[str, list[str]]:
+    """Per labelled question with key facts (its words normalised as the page ranking's
+    memory keeps them), the sentences of its answering pages that hold one of them."""
+    from .evaluate import nugget_hits
+    from .rerank import _norm
+
+    out: dict[str, set[str]] = {}
+    for item in labelled_items(files):
+        if not item.expect.nuggets:
+            continue
+        found = out.setdefault(_norm(item.question), set())
+        for slug in item.expect.sources:
+            found.update(s.id for s in assistant.retriever.sentences_of_page(slug)
+                         if any(nugget_hits(item.expect.nuggets, s.text)))
+    return {k: sorted(v) for k, v in out.items() if v}
+
+
 def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learned
                   ) -> tuple[list[list[float]], list[int], list[int]]:
     """Feature rows of the candidates of every labelled question with key facts, labelled 1
@@ -316,7 +356,7 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
         sims = {q.chunk_id: s for q, s in assistant.retriever.faq_questions(
             draft.retrieval.vector, limit=60)}
         rows += sentence_features(draft, pool, lead, [s.id for s in faq_sentences], sims,
-                                  learned.idf)
+                                  learned.idf, learned.memory(draft))
         labels += [int(any(nugget_hits(item.expect.nuggets, c.sentence.text))) for c in pool]
         groups += [n] * len(pool)
     assert not rows or len(rows[0]) == len(SENTENCE_FEATURES)

@@ -89,29 +89,40 @@ class Memory:
         self.texts = [_norm(t) for t in texts]
         self.slugs = slugs
         self.vectors = vectors
+        self._last: tuple[Any, list[tuple[int, float]]] | None = None
+
+    def neighbours(self, vector: Any, text: str) -> list[tuple[int, float]]:
+        """The labelled questions nearest in meaning (index, similarity), best first: at most
+        NEIGHBOURS, none under VOTE_FLOOR, the question itself (the same words) left out.
+        The last question's are remembered: the page and the sentence rankings both ask."""
+        import numpy as np
+
+        key = (np.asarray(vector, dtype=np.float32).tobytes(), text)
+        known = self._last
+        if known is not None and known[0] == key:
+            return known[1]
+        out: list[tuple[int, float]] = []
+        if len(self.slugs):
+            sims = self.vectors @ np.asarray(vector, dtype=np.float32)
+            same = _norm(text)
+            for i in np.argsort(-sims):
+                sim = float(sims[int(i)])
+                if sim < VOTE_FLOOR or len(out) >= NEIGHBOURS:
+                    break
+                if self.texts[int(i)] != same:  # the question itself: a repeat, not evidence
+                    out.append((int(i), sim))
+        self._last = (key, out)
+        return out
 
     def votes(self, vector: Any, text: str) -> tuple[dict[str, float], dict[str, float]]:
         """Return (summed similarity of the neighbours per page, the nearest one's per page)."""
-        import numpy as np
-
-        if not len(self.slugs):
-            return {}, {}
-        sims = self.vectors @ np.asarray(vector, dtype=np.float32)
-        same = _norm(text)
         vote: dict[str, float] = {}
         nearest: dict[str, float] = {}
-        taken = 0
-        for i in np.argsort(-sims):
-            sim = float(sims[int(i)])
-            if sim < VOTE_FLOOR or taken >= NEIGHBOURS:
-                break
-            if self.texts[int(i)] == same:
-                continue  # the question itself: a repeat, not evidence
-            slug = self.slugs[int(i)]
+        for i, sim in self.neighbours(vector, text):
+            slug = self.slugs[i]
             vote[slug] = vote.get(slug, 0.0) + sim
             if not nearest:
                 nearest[slug] = sim  # the single nearest labelled question's page
-            taken += 1
         return vote, nearest
 
 

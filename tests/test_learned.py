@@ -166,3 +166,19 @@ def test_the_learned_lead_holds_what_was_asked(bot):
     answer = bot.ask("how many states does a queue pair pass through before it can send")
     first = answer.text.split("[1]")[0]
     assert "RTS" in first or "ready to send" in first
+
+
+@pytest.mark.model
+def test_labelled_neighbours_say_which_sentences_answered_them(bot):
+    # dev holds this question in a dozen wordings; a new wording's neighbours point at the
+    # sentences that held their key facts (the 29,500 GPU-hours), and at nothing off-topic
+    turn = bot.turn("roughly how many gpu-hours would a 7b model on 1T tokens need on h100?",
+                    [], None)
+    memory = bot.learning.memory(bot.draft(turn.question, turn.retrieval))
+    assert memory
+    texts = {s.id: s.text for slug in {i.split("::")[0] for i in memory}
+             for s in bot.retriever.sentences_of_page(slug)}
+    nearest = max(near for near, _ in memory.values())
+    assert any("29,491" in texts[i] or "29,5" in texts[i]
+               for i, (near, _) in memory.items() if near == nearest)
+    assert all(0.0 < near <= total for near, total in memory.values())
