@@ -105,8 +105,10 @@ class TermMatcher:
                 for i in range(len(tokens) - size + 1):
                     span = range(i, i + size)
                     words = [t for t, _ in tokens[i:i + size]]
-                    if taken.intersection(span) or any(w in _STOP for w in words) or (
-                            size == 1 and words[0] in self.vocabulary):
+                    if taken.intersection(span) or any(w in _STOP or len(w) < 2 for w in words) \
+                            or (size == 1 and words[0] in self.vocabulary):
+                        # ...nor a lone letter ("nvidia's" -> "nvidia s" is no typo of
+                        # "NVIDIA GDS")
                         continue
                     if all(w in self.vocabulary for w in words) and any(
                             w in self.tables[0] or w in self.tables[1] for w in words):

@@ -97,3 +97,10 @@ def test_a_term_spelt_right_beside_a_plain_word_is_no_typo(bot):
         "infiniband"]
     assert [m.slug for m in bot.retriever.terms.find("what is bisecton bandwith")] == [
         "bisection-bandwidth"]
+
+
+def test_a_possessive_s_is_no_letter_of_a_misspelt_name(bot):
+    # "nvidia's" -> "nvidia s" was two edits from the alias "NVIDIA GDS" (GPUDirect Storage)
+    assert bot.retriever.terms.find("what's nvidia's stock price target for next year") == []
+    assert [m.slug for m in bot.retriever.terms.find("nvidia gds vs plain nfs")] == [
+        "gpudirect-storage"]
