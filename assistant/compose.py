@@ -213,6 +213,25 @@ def _learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict 
     return Verdict("" if YES_NO_OPENING.match(denial.text) else "No", denial, "denies")
 
 
+def _remembered(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
+    """The Yes or No of a labelled question asked the same way (learned.polar_memory), said
+    with the first sentence in the learned order that held that question's key facts (one
+    that opens with the other word, or "It depends", answers another framing: none)."""
+    if draft.learning is None or draft.conversation or not ranked:
+        return None
+    remembered = draft.learning.polar_memory(draft)
+    if remembered is None:
+        return None
+    word, answered = remembered
+    sentence = next((s for s, _ in ranked if s.id in answered), None)
+    if sentence is None:
+        return None
+    own = POLAR_OPENING.match(sentence.text)
+    if own and not own.group(0).lower().startswith(word):
+        return None
+    return Verdict("" if own else word.capitalize(), sentence, "remembered")
+
+
 def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
     """Another FAQ whose authored Yes or No answers this yes/no question as asked: by the
     rules (faq.polar_neighbour), else by the matcher learned from labelled pairs."""
@@ -261,7 +280,7 @@ def compose_answer(draft: Draft) -> Answer:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
         settled = settle(draft, pool)
         if settled is None and quoted:
-            settled = _learned_denial(draft, ranked)
+            settled = _learned_denial(draft, ranked) or _remembered(draft, ranked)
         if settled is not None and not turned and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:
