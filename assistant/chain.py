@@ -261,7 +261,12 @@ class Assistant:
                 # "how many gpu hours to train a 7b on 1T tokens on h100s": a calculator
                 # short of an input (the MFU) still asks for it, after the corpus's worked
                 # example of those very figures, when it has one
+                # ...and a question that asks for no amount at all ("cheapest way to connect
+                # 2 servers with 8 gpus each?") is answered from the corpus alone
                 found = self._compose(question, retrieval, timings)
+                if found.kind == "answer" and found.intent not in _AMOUNTS \
+                        and not _HOW_MUCH.search(question.text):
+                    return Turn(found, question, retrieval, timings)
                 if found.kind == "answer" and _works_example(question.text, found.text):
                     calculation = _merge(found, calculation)
             return Turn(calculation, question, retrieval, timings)
@@ -431,6 +436,14 @@ class Assistant:
                 self.retriever.maybe_refresh()
             except Exception:
                 log.warning("could not check the index for changes", exc_info=True)
+
+
+#: The intents of a question that asks for an amount (a calculator may answer it).
+_AMOUNTS = frozenset({Intent.COST.value, Intent.QUANTITY.value, Intent.YES_NO.value,
+                      Intent.COMPARISON.value})
+
+
+_HOW_MUCH = re.compile(r"\bhow\s+(much|many|long)\b", re.I)
 
 
 def _works_example(question: str, answer: str) -> bool:

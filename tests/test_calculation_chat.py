@@ -159,3 +159,10 @@ def test_no_worked_example_of_other_figures_comes_before_the_calculator(fake_bot
     answer = fake_bot.ask("training cost for 1024 gpus at 2.2 per gpu-hour, how much?")
     assert answer.kind == "clarify"
     assert answer.text.startswith("I can work that out")
+
+
+def test_a_question_that_asks_for_no_amount_is_not_held_by_a_calculator(fake_bot):
+    # "cheapest" and 16 GPUs chose the GPU-hour calculator, which asked for a price
+    answer = fake_bot.ask("cheapest way to connect 2 servers with 8 gpus each for training?")
+    assert answer.kind == "answer" and not answer.tool_calls
+    assert "calculator" not in answer.text
