@@ -18,7 +18,7 @@ from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
-from .verdict import DENY_AT, Verdict, lead_denies, settle, turns_away
+from .verdict import DENY_AT, Verdict, asks_of_other_terms, lead_denies, settle, turns_away
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -202,6 +202,30 @@ def against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
     return bool(authored and word) and authored.group(0).lower() != str(word).lower()
 
 
+#: How sure the sentence ranker must be of a sentence a rule reads a denial from.
+DENY_SETTLE_AT = 0.4
+
+
+def _settled(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, float]]
+             ) -> Verdict | None:
+    """The rules' reading (verdict.settle), else a denial the ranker leads with, else the
+    word of a labelled question asked the same way. A denial the rules read off a sentence
+    the ranker doubts answers the question does not stand ("a GPU in one HGX server cannot
+    reach a GPU in another HGX server" for "can one gpu load from another gpu's memory over
+    nvlink?", 0.36)."""
+    settled = settle(draft, pool)
+    if settled is not None and settled.how == "deny" and ranked and dict(
+            (s.id, p) for s, p in ranked).get(settled.sentence.id, 1.0) < DENY_SETTLE_AT:
+        settled = None
+    own = YES_NO_OPENING.match(settled.sentence.text) if settled is not None else None
+    if own and settled.word:
+        # a reading of another FAQ's answer keeps that answer's own word, or none if the
+        # reading says the other
+        settled = settled._replace(word="") if own.group(0).lower() == settled.word.lower() \
+            else None
+    return settled or _learned_denial(draft, ranked) or _remembered(draft, ranked)
+
+
 def _learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
     """No, from the learned order's first sentence, or its second when the ranker is as
     sure of it ("An MFU above 100% means the calculation is wrong", then "a correctly
@@ -253,7 +277,8 @@ def compose_answer(draft: Draft) -> Answer:
     claims = bool(draft.words) or len(draft.terms) >= 2
     # ...unless its answer turns against what this question adds to it ("does PUE include
     # the GPUs' power?" answers Yes, "... not how efficiently the GPUs compute")
-    turned = faq is not None and turns_away(draft.question, faq.question, faq.sentences)
+    turned = faq is not None and (turns_away(draft.question, faq.question, faq.sentences)
+                                  or asks_of_other_terms(draft, faq.slug, faq.question))
     answered = intent is Intent.YES_NO and faq is not None and faq.polar and claims \
         and not turned
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
@@ -262,7 +287,8 @@ def compose_answer(draft: Draft) -> Answer:
     depends = authored_depends(faq)
     if intent is Intent.YES_NO and not answered and not depends and claims:
         near = borrowed_polar_faq(draft)
-        if near is not None and not turns_away(draft.question, near.question, near.sentences):
+        if near is not None and not turns_away(draft.question, near.question, near.sentences) \
+                and not asks_of_other_terms(draft, near.slug, near.question):
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)
     ranked = _learned_order(draft, pool, lead, faq_lead)
@@ -278,9 +304,7 @@ def compose_answer(draft: Draft) -> Answer:
     how = "faq" if answered else ""
     if intent is Intent.YES_NO and not answered:
         # Yes or No only when a quoted sentence says it; otherwise what the corpus says.
-        settled = settle(draft, pool)
-        if settled is None and quoted:
-            settled = _learned_denial(draft, ranked) or _remembered(draft, ranked)
+        settled = _settled(draft, pool, ranked) if quoted else settle(draft, pool)
         if settled is not None and not turned and against_faq(faq, settled):
             settled = None  # another reading may not overrule the matched FAQ's own answer
         if settled is not None:

@@ -90,6 +90,9 @@ _ANTONYMS = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})", re.I
 ))
 
 
+_LOSS = re.compile(r"\b(lost|lose|loses|losing|loss|drop|drops|dropped|dropping)\b", re.I)
+
+
 def _contradicts(draft: Draft, sentence: str) -> bool:
     """True if the sentence states the opposite of the property the question asks about, and
     names the rest of the question."""
@@ -97,8 +100,10 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
         return False
     for asks, opposite in _ANTONYMS:
         said = asks.search(draft.question)
-        if not (said and opposite.search(sentence)) or asks.search(sentence):
-            continue
+        if not (said and opposite.search(sentence)) or asks.search(sentence) \
+                or opposite.search(draft.question) or (
+                    _LOSS.search(draft.question) and not _UNIVERSAL.search(draft.question)):
+            continue  # "can packets still get *lost* on a *lossless* fabric?" asks of both
         # The other terms must be named ("Ethernet"); the property may itself be a term.
         others = [draft.corpus.pages[t] for t in draft.terms]
         others = [p for p in others if not asks.search(" ".join((p.title, *p.aliases)))]
@@ -185,6 +190,7 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                     key=lambda c: c.score + COVERAGE_BONUS * coverage(draft, c.sentence.text),
                     reverse=True)
     alternative = bool(ALTERNATIVE.search(draft.question))
+    universal = bool(_UNIVERSAL.search(draft.question))
     for rank, c in enumerate(ranked[:8]):
         if not same_qualifiers(draft.question, c.sentence.text):
             continue  # said of RoCE v2 or ZeRO stage 3, not of the v1 or stage 2 asked about
@@ -201,7 +207,7 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
             continue
         word, how = explain(c.sentence.text, lambda text: coverage_parts(draft, text)[1],
                             draft.shape.negated, closest=rank < 3,
-                            universal=bool(_UNIVERSAL.search(draft.question)),
+                            universal=universal,
                             asked=draft.question)
         if how == "own" and not (_asks_as_much(draft, c.sentence)
                                  and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT):
@@ -213,11 +219,21 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
             # "real congestion control, or just the credit thing?": a No read off a sentence
             # may deny either option; only an answer written for the question says which
             continue
-        if how == "mistake" and not _mistake_says_no(draft, c.sentence.text, lent):
+        if (how == "mistake" and not _mistake_says_no(draft, c.sentence.text, lent)) or (
+                how == "deny" and _CONDITIONAL.search(c.sentence.text) and not universal):
+            # "never drops packets because of full buffers" denies "zero packet loss ever?"
+            # but not "can packets still get lost?"
             continue
         if word is not None:
             return Verdict(word, c.sentence, how)
     return None
+
+
+#: A denial said only under a condition or of one cause ("A lossless fabric ... never drops
+#: packets because of full buffers" does not answer "can packets still get lost on a
+#: lossless fabric?").
+_CONDITIONAL = re.compile(r"\b(not|cannot|can'?t|never|no)\b[^,;.]*\b(when|if|unless|while|"
+                          r"until|once|as\s+long\s+as|because\s+of)\b", re.I)
 
 
 #: A sentence that tells the reader what to do (a checklist step, advice).
@@ -319,3 +335,11 @@ def turns_away(question: str, faq_question: str, sentences: tuple[Chunk, ...]) -
             if own & denied or (own & before and asked & denied):
                 return True
     return False
+
+
+def asks_of_other_terms(draft: Draft, faq_slug: str, faq_question: str) -> bool:
+    """True if the message names terms and an FAQ neither belongs to nor names any of them:
+    its authored Yes or No is said of something else ("is nvls the same thing?", asked of
+    NVLink SHARP, is not "Is NVLink Switch the same as NVSwitch?")."""
+    return bool(draft.terms) and faq_slug not in draft.terms and not any(
+        names_page(faq_question, draft.corpus.get(slug)) for slug in draft.terms)

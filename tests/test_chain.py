@@ -218,6 +218,11 @@ def test_no_restatement_says_yes_to_advice_a_table_row_or_another_case(bot, ques
     ("can srd packets show up out of order? who deals with ordering", "No"),  # "in order?"'s
     ("do the optics really cost more than the switches in an ib fabric?", "No"),  # advice
     ("can the sm config actually hurt allreduce perf?", "No"),  # the DPU page's denial
+    # the eleventh round's sealed split (after its scoring): a denial said of one cause,
+    # ("never drops packets because of full buffers"), and one of another server
+    ("can packets still get lost on a so called lossless fabric?", "No"),
+    ("can one gpu load directly from another gpus memory over nvlink", "No"),
+    ("is nvls the same thing?", "Yes"),  # asked alone: NVSwitch's FAQ is not about NVLS
 ])
 def test_no_word_borrowed_from_an_answer_to_something_else(bot, question, wrong):
     assert not re.match(rf"{wrong}\b", bot.ask(question).text)
