@@ -1,5 +1,7 @@
-"""What each learned part adds: the rules alone, then page order, the yes/no detector and the
-sentence ranker added one at a time, each scored on golden, dev and the sealed test split.
+"""What each learned part adds: the rules alone, then page order, the yes/no detector, the
+sentence ranker (its LambdaRank order, classifier and labelled-neighbour memory), the FAQ pair
+matcher and the labelled questions' Yes/No and scope memory added one at a time, each scored
+on golden, dev and the sealed test split.
 
 Every row is its own `Learned` over the same index and the same fitted parts (nothing is
 refitted per row), and every answer is worked out (run_eval clears the answer cache).
@@ -30,16 +32,21 @@ def main() -> None:
     bot = Assistant.from_settings()
     full = bot.learning
 
-    def row(pages, kind, sentences, pairs=None, order=None):
-        return Learned(pages=pages, kind=kind, sentences=sentences, idf=full.idf,
-                       faq_questions=full._faq_questions, pairs=pairs, order=order)
+    def row(pages, kind, sentences, pairs=None, order=None, answered=False):
+        learned = Learned(pages=pages, kind=kind, sentences=sentences, idf=full.idf,
+                          faq_questions=full._faq_questions, pairs=pairs, order=order)
+        if answered:  # the sentence ranker's memory of which sentences answered what
+            learned.answered = full.answered
+        return learned
 
     rows = [("rules only", row(None, None, None)),
             ("+ page order", row(full.pages, None, None)),
             ("+ yes/no detector", row(full.pages, full.kind, None)),
             ("+ sentence ranker", row(full.pages, full.kind, full.sentences,
-                                      order=full.order)),
-            ("+ FAQ pair matcher (shipped)", full)]
+                                      order=full.order, answered=True)),
+            ("+ FAQ pair matcher", row(full.pages, full.kind, full.sentences, full.pairs,
+                                       full.order, answered=True)),
+            ("+ labelled Yes/No and scope memory (shipped)", full)]
     splits = tuple(args.splits.split(","))
     for name, learning in rows:
         bot.learning = learning
