@@ -92,7 +92,11 @@ appended to dev (2,868 questions). Four new pools were written blind at the star
 session, before any of its work was measured on them, by helpers who read only `corpus/` and
 were told to write no other file (pages dealt anew with seed 20261202; ids v12a/v12b/v12c,
 84 + 84 + 80; calculator questions c12, 42), and became the sealed test split whole (290
-questions, 85 of them yes/no, 18 to be declined, 37 follow-ups).
+questions, 85 of them yes/no, 18 to be declined, 37 follow-ups). It was scored once, at the
+end of that session's work (commit 47adecf; figures in the README and the closing note of
+issue 22), so it is spent: the next piece of work appends it to dev and writes a fresh
+split. Its one wrong word ("can packets still get lost on a so called lossless fabric?")
+was fixed after the scoring (59b01a7), and dev's gate will hold it there.
 """
 
 from __future__ import annotations
