@@ -348,6 +348,10 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|"
                 rf"\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
          _nodes_times_gpus),
+    # "8 servers, one gpu each": as many GPUs as servers
+    Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?),?\s(?:with\s)?(?:one|a|"
+                rf"a\ssingle|1)\s{GPU}\s?(?:each|apiece|per\s(?:node|server|machine|host))\b"),
+         lambda m, src: q("gpus", count(to_float(m.group("n"))), m, src, per_node=1.0)),
     Rule(52, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach)\s?"
                 r"(?:node|server|machine|host|instance|box|system|chassis)\b"),
          consume("gpus_per_node")),
@@ -385,7 +389,16 @@ def normalize(text: str) -> tuple[str, str]:
     # Lower-case one character at a time so positions line up with the original text
     # (a few characters, like "İ", lower-case to two).
     lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    # "two gb200 nvl72 racks", "three gpus": a count in words is read as its digits, padded
+    # with zeros to the word's length so positions still line up ("two" -> "002").
+    lower = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[m.group(1)]).rjust(len(m.group(1)), "0"),
+                            lower)
     return text, lower
+
+
+_WORD_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+                         rf"(?=\s(?:[a-z0-9-]+\s){{0,2}}(?:{GPU}|{SERVER}\b|(?:links?|nics?|ports?)\b))",
+                         re.ASCII)
 
 
 def scan(src: Source, rules: Sequence[Rule]) -> tuple[list[Quantity], str]:
@@ -433,30 +446,6 @@ class Wording:
             return None
         # A rate quoted per GPU-hour beats a bare "at $7" when both appear.
         return min(pool, key=lambda x: (x.kind == "at_price", x.start))
-
-
-def simple_args(w: Wording, inputs: Iterable[str], input_of: Callable[[str], str | None]
-                ) -> tuple[dict[str, Any], list[str]]:
-    """Fill each input with the first amount of a kind that feeds it; GPUs from nodes too."""
-    names = list(inputs)
-    args: dict[str, Any] = {}
-    notes: list[str] = []
-    for arg in names:
-        x = w.first({k for k in w.kinds() if input_of(k) == arg})
-        if x is not None:
-            args[arg] = x.value
-    if "gpus" in args:
-        args["gpus"] = count(args["gpus"])
-    elif "gpus" in names:
-        per_node = w.first({"gpus_per_node"})
-        nodes = w.first({"nodes"})
-        if per_node and nodes:
-            args["gpus"] = count(per_node.value * nodes.value)
-            notes.append(f"{count(nodes.value)} nodes × {count(per_node.value)} GPUs per node"
-                         f" = {args['gpus']} GPUs")
-    if "hours" in args and any(x.kind == "hours" and "month" in x.text for x in w.found):
-        notes.append(f"A month is taken as {HOURS_PER_MONTH:g} hours (365 days × 24 h ÷ 12).")
-    return args, notes
 
 
 # ---------------------------------------------------------------------------------------

@@ -481,6 +481,57 @@ VISITOR_QUESTIONS = [
                                {"name": "B", "price_per_gpu_hour": 4.0, "hours": 288.0}]},
      {"cheapest_cost": 1024 * 4.5 * 10 * 24, "dearest_cost": 1024 * 4 * 12 * 24,
       "difference": 1024 * 4 * 12 * 24 - 1024 * 4.5 * 10 * 24}),
+    # counts in words, servers named by their model, each server's GPUs after "per"
+    ("two gb200 nvl72 racks at 120kw each (72 gpus per rack), pue 1.15, 7 cents per kwh. "
+     "grid draw and power bill for 2 weeks?",
+     "power_cost", {"gpus": 144, "gpus_per_server": 72, "watts_per_server": 120000.0,
+                    "pue": 1.15, "price_per_kwh": 0.07, "hours": 336.0},
+     {"total_cost": 276 * 336 * 0.07, "facility_kw": 276}),
+    ("32 dgx h100s, 10.2kw per server with 8 gpus each, pue 1.25, $0.08/kwh, for two weeks. "
+     "how many kw and what's the power bill?",
+     "power_cost", {"gpus": 256, "gpus_per_server": 8, "watts_per_server": 10200.0,
+                    "pue": 1.25, "price_per_kwh": 0.08, "hours": 336.0},
+     {"total_cost": 408 * 336 * 0.08, "facility_kw": 408}),
+    ("our dgx h100 boxes draw 10.2kw per 8-gpu server. 64 gpus total, pue 1.5, $0.08/kwh, "
+     "for a full year (8760h). power bill?",
+     "power_cost", {"gpus": 64, "gpus_per_server": 8, "watts_per_server": 10200.0,
+                    "pue": 1.5, "price_per_kwh": 0.08, "hours": 8760.0},
+     {"total_cost": 122.4 * 8760 * 0.08}),
+    ("dgx h100 boxes are rated 10.2kw for 8 gpus. we've got 64 gpus in a site with pue 1.4, "
+     "paying $0.08/kwh. electricity for running all year, 8760 hours?",
+     "power_cost", {"gpus": 64, "gpus_per_server": 8, "watts_per_server": 10200.0,
+                    "pue": 1.4, "price_per_kwh": 0.08, "hours": 8760.0},
+     {"total_cost": 114.24 * 8760 * 0.08}),
+    ("what's the electricity cost per gpu-hour for a b200 pulling ~1000w all-in, pue 1.2, "
+     "15 cents/kwh?",
+     "power_cost", {"watts_per_gpu": 1000.0, "pue": 1.2, "price_per_kwh": 0.15},
+     {"cost_per_gpu_hour": 0.18}),
+    # a margin "on top", and "no slowdown" said outright
+    ("64 gpus for 3 weeks at 1.85 per gpu-hour, and add 10% on top for restarts and network "
+     "stalls. total?",
+     "training_cost", {"gpus": 64, "hours": 504.0, "price_per_gpu_hour": 1.85,
+                       "slowdown_pct": 10.0},
+     {"cost_with_slowdown": 65640.96, "gpu_hours_with_slowdown": 35481.6}),
+    ("training cost for 1024 gpus over 3 weeks at 2.2 per gpu-hour, assume no slowdown",
+     "training_cost", {"gpus": 1024, "hours": 504.0, "price_per_gpu_hour": 2.2,
+                       "slowdown_pct": 0.0},
+     {"cost_with_slowdown": 1024 * 504 * 2.2}),
+    # the link's speed named after it; as many GPUs as servers; "two gpus"
+    ("dataset shard is 500gb, link is 200g and we usually get 85% of line rate. transfer time?",
+     "transfer_time", {"size_gb": 500.0, "link_gbps": 200.0, "efficiency": 0.85},
+     {"seconds": 500 / 21.25}),
+    ("gradient all-reduce of 10 gb on 8 servers, one gpu each, only a 200g nic per gpu, "
+     "ignore latency. how long?",
+     "allreduce_time", {"buffer_gb": 10.0, "gpus": 8, "link_gbps": 200.0}, {"total_seconds": 0.7}),
+    ("two gpus in different servers, 100g link each, 1.5gb gradient buffer, ignore latency. "
+     "all-reduce time?",
+     "allreduce_time", {"buffer_gb": 1.5, "gpus": 2, "link_gbps": 100.0}, {"total_seconds": 0.12}),
+    # "$2.50 per card" is a GPU's hourly price
+    ("16 h100s serving a 70b model, whole cluster does 20k tokens/s, $2.50 per card, 70% "
+     "utilization. we serve 30b tokens a month, what's the monthly cost?",
+     "serving_cost", {"gpus": 16, "tokens_per_second": 20000.0, "utilization": 0.7,
+                      "monthly_tokens": 3e10, "price_per_gpu_hour": 2.5},
+     {"cost_per_million_tokens": 40 / (20000 * 3600 * 0.7) * 1e6}),
 ]
 
 

@@ -14,7 +14,7 @@ import dataclasses
 import math
 import re
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, NamedTuple, Union, get_args, get_origin
@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Union, get_args, get_origin
 import annotated_types as at
 from pydantic import BaseModel, ConfigDict
 
-from assistant.wording import CORE_INPUTS, Rule, Wording, simple_args
+from assistant.wording import CORE_INPUTS, HOURS_PER_MONTH, Rule, Wording, count
 
 # Limits beyond which an input is a typo or an attack, not a real cluster. The input models
 # use them as bounds, so the tool schema and the calculator reject the same values.
@@ -402,3 +402,27 @@ class Calculator:
     def missing(self, args: Mapping[str, Any], w: Wording) -> list[str]:
         """The inputs still needed, in the order to ask for them."""
         return [name for name in self.required if name not in args]
+
+
+def simple_args(w: Wording, inputs: Iterable[str], input_of: Callable[[str], str | None]
+                ) -> tuple[dict[str, Any], list[str]]:
+    """Fill each input with the first amount of a kind that feeds it; GPUs from nodes too."""
+    names = list(inputs)
+    args: dict[str, Any] = {}
+    notes: list[str] = []
+    for arg in names:
+        x = w.first({k for k in w.kinds() if input_of(k) == arg})
+        if x is not None:
+            args[arg] = x.value
+    if "gpus" in args:
+        args["gpus"] = count(args["gpus"])
+    elif "gpus" in names:
+        per_node = w.first({"gpus_per_node"})
+        nodes = w.first({"nodes"})
+        if per_node and nodes:
+            args["gpus"] = count(per_node.value * nodes.value)
+            notes.append(f"{count(nodes.value)} nodes × {count(per_node.value)} GPUs per node"
+                         f" = {args['gpus']} GPUs")
+    if "hours" in args and any(x.kind == "hours" and "month" in x.text for x in w.found):
+        notes.append(f"A month is taken as {HOURS_PER_MONTH:g} hours (365 days × 24 h ÷ 12).")
+    return args, notes

@@ -224,6 +224,10 @@ _SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?"
                  # "100gbe" is Ethernet at that speed wherever it stands; "over 200g" a link
                  r"(?P<p2>[gt])(?:bits?|be)\b)")
 _OVER_LINK = rx(rf"(?<=\bover\s){num('n')}\s?(?P<p>[gt])\b")
+# "link is 200g", "nics are 400g": the speed named after the link
+_LINK_IS = rx(r"\b(?:links?|nics?|ports?|uplinks?|network|fabric|connection)\s(?:is|are|runs?\sat|"
+              rf"at)\s(?:(?:a|an|only|just)\s)?{num('n')}\s?(?P<p>[gt])(?:bits?|bps|be)?\b"
+              r"(?!\s?(?:/|bytes?))")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
            r"\b(?!\s?/|ps)")
 _LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usec|microseconds?|ms|msec|milliseconds?|ns|"
@@ -251,6 +255,14 @@ def _short_link(m: re.Match[str], src: Source) -> list[Quantity]:
     value = scaled(to_float(m.group("n")), 1000.0 if prefix == "t" else 1.0)
     written = src.original[m.start():m.end()].strip()
     return [Quantity("link_gbps", value, m.start(), m.start() + len(written), written.lower(),
+                     unit=f"{prefix.upper()}b/s")]
+
+
+def _link_is(m: re.Match[str], src: Source) -> list[Quantity]:
+    prefix = m.group("p")
+    value = scaled(to_float(m.group("n")), 1000.0 if prefix == "t" else 1.0)
+    written = src.original[m.start("n"):m.end()].strip()
+    return [Quantity("link_gbps", value, m.start("n"), m.end(), written.lower(),
                      unit=f"{prefix.upper()}b/s")]
 
 
@@ -345,7 +357,7 @@ CALCULATOR = _AllreduceTime(
     },
     required=("buffer_gb", "gpus", "link_gbps"),
     rules=(Rule(23, _SHORT_LINK, _short_link), Rule(24, _BANDWIDTH, _bandwidth),
-           Rule(25, _OVER_LINK, _short_link),
+           Rule(25, _OVER_LINK, _short_link), Rule(22, _LINK_IS, _link_is),
            Rule(25, _SIZE, _size),
            Rule(26, _LATENCY, _latency)),
     words=_ALLREDUCE,

@@ -279,6 +279,11 @@ RULES = (
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.
     # ("16 h100 nodes, 8 gpus each" / "of 8 gpus" are GPUs counted node by node: rule 51)
+    # "10.2kw per 8-gpu server": each server's GPUs
+    Rule(29, rx(rf"\bper\s(?:an?\s)?{num('n')}[\s-]?{GPU}\s?(?:servers?|nodes?|box|boxes|"
+                r"systems?|machines?|chassis)\b"), consume("gpus_per_node")),
+    # "32 dgx h100s": servers counted by their model name alone
+    Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s\b"), consume("nodes")),
     Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|[a-z]*\d[a-z0-9-]*)\s){{1,3}}"
                 r"(?:servers?|nodes?|racks?|systems?|boxes)\b"
                 rf"(?!,?\s?(?:of\s|with\s)?\d+\s?{GPU}(?:\seach)?)"), consume("nodes")),
@@ -295,7 +300,8 @@ _ONE_BOX = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,3}(?:box|server|node|mac
 
 
 #: One GPU named in the singular: "a gpu drawing 1.2kw all-in", "one card at 700 W".
-_ONE_GPU = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,2}(?:gpu|card|accelerator)\b(?!s)")
+_ONE_GPU = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,2}(?:gpu|card|accelerator|"
+              r"[abh]\d{3}[a-z]?|mi\d{3}[a-z]?)\b(?!s)")
 
 
 def _one_gpu(w: Wording) -> bool:
@@ -361,6 +367,11 @@ class _PowerCost(Calculator):
                 args["gpus_per_server"] = per_node
             elif held:
                 args["gpus_per_server"] = int(held.group("g"))
+                # "rated 10.2kw for 8 gpus. we've got 64 gpus": the cluster's are the others
+                other = next((x for x in w.found if x.kind == "gpus"
+                              and not held.start() <= x.start < held.end()), None)
+                if other is not None and args.get("gpus") == args["gpus_per_server"]:
+                    args["gpus"] = count(other.value)
             elif nvl:
                 args["gpus_per_server"] = int(nvl.group(1))
                 notes.append(f"An NVL{nvl.group(1)} rack holds {nvl.group(1)} GPUs.")

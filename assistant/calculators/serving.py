@@ -20,6 +20,7 @@ from assistant.calculators._base import (
     MAX_PRICE_PER_GPU_HOUR,
     MAX_TOKENS,
     MAX_TOKENS_PER_SECOND,
+    PER_GPU,
     SECONDS_PER_HOUR,
     Calculator,
     Inputs,
@@ -223,6 +224,9 @@ _SERVING = rx(
     r"cost\sof\sinference|throughput|tokens?\sper\ssecond)\b")
 
 
+_EACH_GPU = rx(r"\s?(?:per|/|a|an|each)\s?(?:gpu|card)\b(?![\s-]?(?:hours?|hrs?|h)\b)")
+
+
 class _ServingCost(Calculator):
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
@@ -232,6 +236,13 @@ class _ServingCost(Calculator):
             args["tokens_per_second"] = tps.value * gpus
             notes.append(f"Throughput given per GPU: {tps.value:g} tokens/s × {gpus} GPUs = "
                          f"{tps.value * gpus:g} tokens/s for the deployment")
+        if "price_per_gpu_hour" not in args:
+            # "$2.50 per card": a GPU's price with no unit of time is its hourly rental
+            per_gpu = [x for x in w.found if (x.kind == "money_other" and PER_GPU.search(x.text))
+                       or (x.kind == "money" and _EACH_GPU.match(w.lower, x.end))]
+            if len(per_gpu) == 1:
+                args["price_per_gpu_hour"] = per_gpu[0].value
+                notes.append(f"{per_gpu[0].text} is read as a price per GPU-hour.")
         return args, notes
 
 

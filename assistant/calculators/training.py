@@ -304,7 +304,18 @@ _SLOW_WORD = rx(r"\b(?:slow-?down|slower|longer|overhead)\b")
 _TRAINING_WORDS = rx(r"\b(?:slow-?down|slower|longer|overhead|training\s(?:run|job)s?)\b")
 _MODEL_KINDS = frozenset(_MODEL_INPUTS)
 
+def _no_slowdown(m: re.Match[str], src: Source) -> list[Quantity]:
+    return q("slowdown_pct", 0.0, m, src)
+
+
 RULES = (
+    # "assume no slowdown", "ignoring any overhead": none
+    Rule(28, rx(r"\b(?:no|without(?:\sany)?|zero|ignor(?:e|ing)(?:\sany|\sthe)?)\s"
+                r"(?:slow-?downs?|overheads?)\b"), _no_slowdown),
+    # "add 10% on top for restarts", "plus 15% extra": a margin on the GPU-hours
+    Rule(29, rx(rf"\b(?:add(?:ing)?|plus|with)\s(?:an?\s)?(?:(?:extra|another|further)\s)?"
+                rf"{num('n')}{PCT}\s(?:on\stop|extra|more|buffer|margin|contingency)\b"),
+         consume("slowdown_pct")),
     # "pad it 20% for restarts", "padding of 15%": a margin on the GPU-hours
     Rule(29, rx(rf"\bpad(?:ding|ded)?\s(?:(?:it|that|this|the\s(?:budget|estimate|run))\s)?"
                 rf"(?:by\s|of\s)?{num('n')}{PCT}"), consume("slowdown_pct")),
