@@ -97,6 +97,14 @@ end of that session's work (commit 47adecf; figures in the README and the closin
 issue 22), so it is spent: the next piece of work appends it to dev and writes a fresh
 split. Its one wrong word ("can packets still get lost on a so called lossless fabric?")
 was fixed after the scoring (59b01a7), and dev's gate will hold it there.
+
+Twelfth round, 2026-11-26 (the next session): the eleventh round's test split (290, spent)
+was appended to dev (3,158 questions; dev wrong polarity 0, golden above its floors). Four
+new pools were written blind at the start of the session by helpers who read only `corpus/`
+and were told to write no other file (pages dealt anew with seed 20261203; ids v13a/v13b/v13c,
+82 + 85 + 85; calculator questions c13, 40), and became the sealed test split whole (292
+questions, 93 of them yes/no, 17 to be declined, 37 follow-ups), committed before any of the
+session's work was measured on it.
 """
 
 from __future__ import annotations
