@@ -227,6 +227,10 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
      r"bottleneck\w*|insufficient|too\s+(slow|small|little)|hold\w*\s+(it\s+)?back"),
     # "can srd packets show up out of order?" asks the opposite of "does SRD deliver in order?"
     (r"in[\s-]+order|ordered", r"out[\s-]+of[\s-]+order|reorder\w*|unordered"),
+    # "can I use Arista switches for RoCE?" asks the opposite of "does RoCE need special
+    # switches?": the No of the requirement is the Yes of the possibility
+    (r"can\s+(?:i|we|you|one)\s+(?:use|run|build|put|mix|reuse|plug|connect)|will\s+\w+\s+work|"
+     r"works?\s+with|compatible", r"need\w*|requir\w*|must|ha(?:ve|s)\s+to|mandatory"),
 ))
 
 

@@ -143,6 +143,11 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
     ("does zero-3 use more network than plain dp", "Does ZeRO-3 use more network?", True),
     ("will a 400g cx7 in a gen4 slot be bottlenecked?",
      "Can a ConnectX-7 reach 400 Gb/s in a PCIe Gen4 slot?", False),
+    # a possibility asked against a requirement (the visitor check: "No, RoCE v2 runs on
+    # standard ... switches" answered "can i use arista switches for roce")
+    ("can i use arista switches for roce", "Does RoCE need special switches?", False),
+    ("does tensor parallelism cut the memory each gpu needs?",
+     "Does tensor parallelism reduce the memory each GPU needs?", True),
 ])
 def test_questions_asked_the_other_way_round_are_not_alike(question, faq, alike):
     from assistant.polarity import turned_alike
