@@ -284,7 +284,12 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
         return False  # another FAQ's Yes or "It depends": the FAQ readings decide those
     if opened:
         # "No, InfiniBand does not use PFC, because ...": another FAQ's No, read like any
-        # sentence once the word is dropped (its main clause must deny what is asked)
+        # sentence once the word is dropped (its main clause must deny what is asked), when
+        # that FAQ is asked the same way round ("Does a single GPU server need
+        # InfiniBand?" is not "does infiniband work with amd gpus")
+        asked = draft.retriever.faq_question_of(sentence.chunk_id)
+        if asked is not None and not turned_alike(q, asked):
+            return False
         text = without_opening(text)
     main = _MAIN_CLAUSE.split(text, maxsplit=1)[0]
     # A denial at least as general as the question covers it ("a single GPU server does not

@@ -375,3 +375,9 @@ def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
     # ...but an "It depends" of another FAQ lends no No, though its clause denies
     answer = bot.ask("can nvlink connect two regular hgx servers together?")
     assert not answer.text.startswith("No") and answer.polarity != "denies"
+    # ...nor another FAQ's No to a question asked the other way round: "Does a single GPU
+    # server need InfiniBand?" is a requirement, "does it work with" a possibility
+    answer = bot.ask("does infiniband work with amd gpus")
+    assert not answer.text.startswith("No") and answer.polarity != "denies"
+    answer = bot.ask("can i use arista switches for roce")
+    assert not answer.text.startswith("No")
