@@ -125,8 +125,13 @@ def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
     # What the FAQ asked, and what its answer adds ("... with RoCE as well as InfiniBand")
     said = f"{asked} {sentence.text}"
     theirs = {m.slug for m in draft.retriever.terms.find(said)} | {sentence.slug}
+    # ...not of one term in place of another ("Is Spectrum-X InfiniBand?" is not "is
+    # spectrum-x just ethernet?")
+    faq_terms = {m.slug for m in draft.retriever.terms.find(asked)}
+    swapped = (faq_terms - set(draft.terms) - {sentence.slug, draft.subject}
+               and set(draft.terms) - faq_terms - {sentence.slug})
     # ... and asked the same way round ("an NCCL *equivalent*" is not "does NCCL run")
-    return (draft.terms <= theirs and same_qualifiers(draft.question, said)
+    return (draft.terms <= theirs and same_qualifiers(draft.question, said) and not swapped
             and turned_alike(draft.question, asked))
 
 

@@ -381,3 +381,6 @@ def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
     assert not answer.text.startswith("No") and answer.polarity != "denies"
     answer = bot.ask("can i use arista switches for roce")
     assert not answer.text.startswith("No")
+    # ...nor of one term in place of another ("Is Spectrum-X InfiniBand?" answers No)
+    assert not bot.ask("is spectrum-x just ethernet?").text.startswith("No")
+    assert bot.ask("is spectrum-x infiniband?").text.startswith("No")
