@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "14"
+LEARNED_VERSION = "16"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -62,9 +62,12 @@ CUE_WEIGHT = 3.0  # the wording cues against the 384 embedding dimensions
 DECLINED_AT = 0.6
 DECLINED_MARGIN = 0.1
 #: A labelled yes/no question this similar lends its word (`Learned.polar_memory`), unless
-#: one this similar says the other.
-POLAR_AT = 0.92
-POLAR_DOUBT = 0.85
+#: one this similar says the other. Chosen on held-out dev (evals/holdout.py; wrong polarity
+#: 0 in each): 0.92 / 0.85 yes/no 0.580, 0.88 / 0.85 0.606, 0.84 / 0.80 0.631, 0.80 / 0.75
+#: 0.636; 0.75 / 0.70 gave 0.640 with three wrong words ("if our ib subnet manager crashes
+#: does traffic keep flowing?" took "... dies, does traffic stop?"'s No), so 0.84 keeps a margin.
+POLAR_AT = 0.84
+POLAR_DOUBT = 0.80
 
 
 class Learning(Protocol):
@@ -202,9 +205,9 @@ class Learned:
         """The Yes or No of the nearest labelled yes/no question, when it is at least
         POLAR_AT similar, asked the same way round with the same qualifiers, and no labelled
         question at POLAR_DOUBT or more says the other word; with the sentences that held its
-        key facts. Leave-one-out over golden + dev's 927 yes/no first messages: 0.90 gave
-        430 right words and none wrong, 0.85 537 and 4 wrong ("if our ib subnet manager
-        crashes does traffic keep flowing?" beside "... dies does traffic stop?")."""
+        key facts. The judgement-word, qualifier and turning checks made the lower
+        thresholds safe: leave-one-out over golden + dev's 927 yes/no first messages before
+        them gave 4 wrong words at 0.85."""
         from .polarity import same_qualifiers, turned_alike
 
         if self.pages is None or not self.polar:

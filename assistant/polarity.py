@@ -231,6 +231,9 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
     # switches?": the No of the requirement is the Yes of the possibility
     (r"can\s+(?:i|we|you|one)\s+(?:use|run|build|put|mix|reuse|plug|connect)|will\s+\w+\s+work|"
      r"works?\s+with|compatible", r"need\w*|requir\w*|must|ha(?:ve|s)\s+to|mandatory"),
+    # "does traffic keep flowing?" asks the opposite of "does traffic stop?"
+    (r"keeps?\s+(?:flowing|working|running|going|moving)|continu\w*|carr(?:y|ies)\s+on",
+     r"stop\w*|halt\w*|ceas\w*|freez\w*"),
 ))
 
 

@@ -166,12 +166,17 @@ def test_a_yes_no_question_takes_the_word_of_the_faq_that_asks_it(bot, question,
     "is a passive dac basically zero power?",  # a claim of nothing
     # the FAQ asked says "It depends": no farther FAQ's Yes, no mistake's No
     "does ultra ethernet work with the nics we already have",
-    # "good enough" asks whether something suffices; "a quote should include nccl-tests
-    # results" says what to ask for
-    "provider sent nccl-tests numbers from a single 8 gpu node, is that good enough?",
 ])
 def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
+
+
+def test_good_enough_is_not_answered_by_what_a_quote_should_include(bot):
+    # "good enough" asks whether something suffices; "a quote should include nccl-tests
+    # results" says what to ask for: never a Yes (a labelled neighbour may lend its No)
+    answer = bot.ask("provider sent nccl-tests numbers from a single 8 gpu node, is that good "
+                     "enough?")
+    assert not answer.text.startswith("Yes")
 
 
 def test_a_common_mistake_never_overrules_the_faqs_yes_but(bot):

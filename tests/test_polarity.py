@@ -146,6 +146,8 @@ def test_a_mistake_whose_claim_is_turned_round_says_no_no():
     # a possibility asked against a requirement (the visitor check: "No, RoCE v2 runs on
     # standard ... switches" answered "can i use arista switches for roce")
     ("can i use arista switches for roce", "Does RoCE need special switches?", False),
+    ("if our ib subnet manager crashes does traffic keep flowing?",
+     "if the ib subnet manager dies does traffic stop?", False),
     ("does tensor parallelism cut the memory each gpu needs?",
      "Does tensor parallelism reduce the memory each GPU needs?", True),
 ])
