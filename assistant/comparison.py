@@ -20,7 +20,7 @@ from .draft import Draft, candidates
 from .faq import FAQMatch, faq_match
 from .intent import Intent
 from .leads import LEADS, lead_comparison, lead_sentence
-from .polarity import opening, without_opening
+from .polarity import judged_words, opening, without_opening
 from .verdict import Verdict, settle
 
 
@@ -81,8 +81,11 @@ def compose_comparison(draft: Draft) -> Answer:
         lead = lead_sentence(page, draft.retriever)
         if lead is not None and not any(repeats(draft.retriever, lead, q) for q in quoted):
             quoted.append(lead)
-    answered = draft.shape.intent is Intent.YES_NO and (
-        settled is not None or (faq is not None and faq.polar))
+    # an FAQ's Yes or No answers a question that judges alike ("Is a rail-optimized network
+    # the same as a fat-tree?" No is not "is rail optimized better than fat tree?" No)
+    answered = draft.shape.intent is Intent.YES_NO and (settled is not None or (
+        faq is not None and faq.polar
+        and judged_words(draft.question) == judged_words(faq.question)))
     for i, sentence in enumerate(quoted[:4]):
         n = cites.cite(sentence.slug, sentence.section, sentence.text)
         text = (opening(verdict, sentence.text) if i == 0 and answered

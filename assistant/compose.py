@@ -15,7 +15,7 @@ from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase
-from .polarity import POLAR_OPENING, YES_NO_OPENING, opening, without_opening
+from .polarity import POLAR_OPENING, YES_NO_OPENING, judged_words, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
 from .verdict import DENY_AT, Verdict, asks_of_other_terms, lead_denies, settle, turns_away
@@ -280,7 +280,7 @@ def compose_answer(draft: Draft) -> Answer:
     turned = faq is not None and (turns_away(draft.question, faq.question, faq.sentences)
                                   or asks_of_other_terms(draft, faq.slug, faq.question))
     answered = intent is Intent.YES_NO and faq is not None and faq.polar and claims \
-        and not turned
+        and not turned and judged_words(draft.question) == judged_words(faq.question)
     # An authored "It depends" for the question asked leaves no plain Yes or No to borrow
     # from a farther FAQ ("does Ultra Ethernet work with the NICs I have?" is not "are there
     # Ultra Ethernet NICs?").

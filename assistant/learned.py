@@ -208,7 +208,7 @@ class Learned:
         key facts. The judgement-word, qualifier and turning checks made the lower
         thresholds safe: leave-one-out over golden + dev's 927 yes/no first messages before
         them gave 4 wrong words at 0.85."""
-        from .polarity import same_qualifiers, turned_alike
+        from .polarity import judged_words, same_qualifiers, turned_alike
 
         if self.pages is None or not self.polar:
             return None
@@ -221,7 +221,7 @@ class Learned:
         q = draft.question
         if (any(w != word for (w, _), sim in near if sim >= POLAR_DOUBT)
                 or not turned_alike(q, text) or not same_qualifiers(q, text)
-                or not same_qualifiers(text, q) or _judged(q) != _judged(text)):
+                or not same_qualifiers(text, q) or judged_words(q) != judged_words(text)):
             return None
         from .rerank import _norm
 
@@ -330,7 +330,6 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 def _fit_kind(assistant: Assistant, files: tuple[Path, ...]) -> dict[str, Any]:
     """Fit the yes/no detector on labelled questions and the corpus's FAQ questions."""
-    import re
 
     import numpy as np
     from sklearn.linear_model import LogisticRegression
@@ -381,16 +380,6 @@ def answered_sentences(assistant: Assistant, files: tuple[Path, ...]) -> dict[st
             found.update(s.id for s in assistant.retriever.sentences_of_page(slug)
                          if any(nugget_hits(item.expect.nuggets, s.text)))
     return {k: sorted(v) for k, v in out.items() if v}
-
-
-#: Words that judge what is asked: "is it a problem if ECN marks above the PFC threshold?"
-#: asks the opposite of "can ECN mark above the PFC threshold?".
-_JUDGED = re.compile(r"\b(problem|issue|bad|wrong|mistake|risk\w*|harm\w*|hurt\w*|danger\w*|"
-                     r"ok|okay|fine|safe|good|better|worse|worth|enough|matter\w*)\b", re.I)
-
-
-def _judged(text: str) -> frozenset[str]:
-    return frozenset(m.group(1).lower() for m in _JUDGED.finditer(text))
 
 
 def polar_questions(files: tuple[Path, ...]) -> dict[str, list[str]]:

@@ -267,3 +267,16 @@ def framed_alike(question: str, other: str) -> bool:
     return not any((a.search(question) and b.search(other) and not b.search(question))
                    or (b.search(question) and a.search(other) and not a.search(question))
                    for a, b in _OPPOSED)
+
+
+#: Words that judge what is asked: "is it a problem if ECN marks above the PFC threshold?"
+#: asks the opposite of "can ECN mark above the PFC threshold?".
+JUDGED = re.compile(r"\b(problem|issue|bad|wrong|mistake|risk\w*|harm\w*|hurt\w*|danger\w*|"
+                    r"ok|okay|fine|safe|good|better|worse|worth|enough|matter\w*)\b", re.I)
+
+
+def judged_words(text: str) -> frozenset[str]:
+    """The words of a text that judge what is asked ("a problem", "worth it", "better"); an
+    "ok" that opens a message ("ok so is it the same as ...?") judges nothing."""
+    text = re.sub(r"^\W*(?:ok|okay)\b", "", text, flags=re.I)
+    return frozenset(m.group(1).lower() for m in JUDGED.finditer(text))

@@ -171,6 +171,11 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
 
 
+def test_an_faqs_yes_or_no_answers_only_a_question_that_judges_alike(bot):
+    # "Is a rail-optimized network the same as a fat-tree?" says No; "better" is not asked
+    assert not bot.ask("is rail optimized better than fat tree").text.startswith("No")
+
+
 def test_good_enough_is_not_answered_by_what_a_quote_should_include(bot):
     # "good enough" asks whether something suffices; "a quote should include nccl-tests
     # results" says what to ask for: never a Yes (a labelled neighbour may lend its No)

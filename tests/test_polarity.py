@@ -199,3 +199,12 @@ def test_out_of_order_is_asked_the_other_way_round_from_in_order():
     assert not framed_alike("can srd packets show up out of order?",
                             "Does SRD deliver packets in order?")
     assert framed_alike("does srd keep packets in order?", "Does SRD deliver packets in order?")
+
+
+def test_judged_words_skip_an_opening_ok():
+    from assistant.polarity import judged_words
+
+    assert judged_words("is rail optimized better than fat tree") == {"better"}
+    assert judged_words("ok so is it the same as a reduce-scatter then an all-gather?") == set()
+    assert judged_words("is that ok for inference?") == {"ok"}
+
