@@ -506,6 +506,17 @@ VISITOR_QUESTIONS = [
      "15 cents/kwh?",
      "power_cost", {"watts_per_gpu": 1000.0, "pue": 1.2, "price_per_kwh": 0.15},
      {"cost_per_gpu_hour": 0.18}),
+    # after the twelfth round's scoring: "rated 10.2kw per 8 gpus", "stretch it by about 8%"
+    ("our dgx h100 boxes are rated 10.2kw per 8 gpus, we have 256 gpus total, site pue is 1.4 "
+     "and power is $0.09/kwh. electricity for a full year (8760h)?",
+     "power_cost", {"gpus": 256, "gpus_per_server": 8, "watts_per_server": 10200.0,
+                    "pue": 1.4, "price_per_kwh": 0.09, "hours": 8760.0},
+     {"total_cost": 456.96 * 8760 * 0.09}),
+    ("64 gpus for 9 days at $2.65/gpu-hr, and we expect crashes + checkpoint restarts to "
+     "stretch it by about 8%. cost incl the restarts?",
+     "training_cost", {"gpus": 64, "hours": 216.0, "price_per_gpu_hour": 2.65,
+                       "slowdown_pct": 8.0},
+     {"cost_with_slowdown": 39564.288, "gpu_hours_with_slowdown": 14929.92}),
     # a margin "on top", and "no slowdown" said outright
     ("64 gpus for 3 weeks at 1.85 per gpu-hour, and add 10% on top for restarts and network "
      "stalls. total?",

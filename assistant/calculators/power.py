@@ -248,9 +248,9 @@ _GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one
                  rf"\s{_EASE}$")
 
 
-# "a node draws 14.3 kW for 8 GPUs", "120 kW for its 72 GPUs": the power of a server or rack
-# and the GPUs it holds.
-_FOR_GPUS = rx(rf"\s(?:for|across|powering|feeding)\s(?:its|the|all|all\sits|those|our|their)?"
+# "a node draws 14.3 kW for 8 GPUs", "120 kW for its 72 GPUs", "10.2kw per 8 gpus": the power
+# of a server or rack and the GPUs it holds.
+_FOR_GPUS = rx(rf"\s(?:for|across|powering|feeding|per)\s(?:its|the|all|all\sits|those|our|their)?"
                rf"\s?(?P<g>\d{{1,4}})\s?(?:x\s?)?{GPU}")
 
 

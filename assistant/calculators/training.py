@@ -344,9 +344,10 @@ RULES = (
     Rule(37, rx(r"\b(?:(?:increases?|increasing|extends?|extending|stretch(?:es)?|stretching|"
                 r"inflates?|lengthens?|pushes|push)\s(?:(?:the|its|our|my|your)\s)?"
                 r"(?:(?:total|overall|training|job)\s)?(?:run[\s-]?times?|time|hours|job|run|"
-                r"duration|wall[\s-]?clock)(?:\sout)?|(?:run[\s-]?times?|time|hours|duration|"
+                r"duration|wall[\s-]?clock|it|that|this)(?:\sout)?|(?:run[\s-]?times?|time|hours|duration|"
                 r"wall[\s-]?clock)\s(?:goes\sup|go\sup|increases?|grows?|rises?|is\sup|jumps?|"
-                rf"would\sincrease|will\sincrease))\sby\s{num('n')}{PCT}"),
+                rf"would\sincrease|will\sincrease))\sby\s(?:about\s|around\s|roughly\s|~\s?)?"
+                rf"{num('n')}{PCT}"),
          consume("slowdown_pct")),
     Rule(38, rx(rf"\b(?:slow-?down|slower|longer){CONNECT}{num('n')}{PCT}"),
          consume("slowdown_pct")),
