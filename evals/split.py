@@ -104,7 +104,10 @@ new pools were written blind at the start of the session by helpers who read onl
 and were told to write no other file (pages dealt anew with seed 20261203; ids v13a/v13b/v13c,
 82 + 85 + 85; calculator questions c13, 40), and became the sealed test split whole (292
 questions, 93 of them yes/no, 17 to be declined, 37 follow-ups), committed before any of the
-session's work was measured on it.
+session's work was measured on it. It was scored once, at the end of that session's work
+(commit 9133b59's build, before two calculator wordings it missed were fixed; figures in the
+README and the closing note of issue 22), so it is spent: the next piece of work appends it
+to dev and writes a fresh split.
 """
 
 from __future__ import annotations
