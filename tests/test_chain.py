@@ -153,6 +153,9 @@ def test_a_follow_up_is_searched_with_the_question_it_continues(bot):
 @pytest.mark.parametrize("question, word", [
     ("is nvlink able to hook a gpu up to a cpu?", "Yes"),  # an FAQ asked in other words
     ("are leaf-spine networks and clos networks the same thing?", "Yes"),
+    # what may be and what is, each with its own FAQ
+    ("can ethernet be lossless", "Yes"),
+    ("is ethernet lossless by default?", "No"),
 ])
 def test_a_yes_no_question_takes_the_word_of_the_faq_that_asks_it(bot, question, word):
     assert bot.ask(question).text.startswith(word)
