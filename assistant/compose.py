@@ -251,9 +251,13 @@ def _remembered(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | No
     if sentence is None:
         return None
     own = POLAR_OPENING.match(sentence.text)
-    if own and not own.group(0).lower().startswith(word):
+    if own and not own.group(0).lower().startswith(("it", word)):
         return None
-    return Verdict("" if own else word.capitalize(), sentence, "remembered")
+    # An authored "It depends" answers the general question; the labelled neighbour asked
+    # the case it settles ("can i link two hgx boxes with nvlink?" against "Can NVLink
+    # connect two servers?"), so its word replaces the hedge.
+    same = own and own.group(0).lower().startswith(word)
+    return Verdict("" if same else word.capitalize(), sentence, "remembered")
 
 
 def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
@@ -331,7 +335,8 @@ def compose_answer(draft: Draft) -> Answer:
         # of a settled answer; elsewhere it answered another question and is dropped.
         # ...and the matched FAQ's own "It depends" stays where that FAQ's answer leads.
         own = depends and faq is not None and sentence is faq.sentences[0]
-        text = (opening(verdict, sentence.text) if i == 0 and (answered or own)
+        text = (opening(verdict, without_opening(sentence.text) if verdict else sentence.text)
+                if i == 0 and (answered or own)
                 else without_opening(sentence.text))
         parts.append(f"{text} [{n}]")
     if not parts:

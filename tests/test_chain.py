@@ -174,6 +174,18 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     assert not re.match(r"(Yes|No)\b", bot.ask(question).text)
 
 
+@pytest.mark.parametrize("question, word", [
+    ("can you join two hgx h100 servers with nvlink", "No: "),
+    ("will zero 3 use more bandwidth than ddp?", "Yes: "),
+    # the general question keeps the FAQ's own hedge
+    ("is nvlink able to connect two dgx servers?", "It depends: "),
+])
+def test_labelled_neighbours_settle_the_case_an_faq_hedges(bot, question, word):
+    # "Can NVLink connect two servers?" and "Does ZeRO increase network traffic?" say "It
+    # depends"; questions labelled as asking the settled case lend their word instead
+    assert bot.ask(question).text.startswith(word)
+
+
 def test_an_faqs_yes_or_no_answers_only_a_question_that_judges_alike(bot):
     # "Is a rail-optimized network the same as a fat-tree?" says No; "better" is not asked
     assert not bot.ask("is rail optimized better than fat tree").text.startswith("No")
