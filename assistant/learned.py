@@ -217,11 +217,16 @@ class Learned:
             draft.retrieval.vector, draft.retrieval.query) if memory.texts[i] in self.polar]
         if not near or near[0][1] < POLAR_AT:
             return None
-        (word, text), _ = near[0]
+        word = near[0][0][0]
+        if any(w != word for (w, _), sim in near if sim >= POLAR_DOUBT):
+            return None
         q = draft.question
-        if (any(w != word for (w, _), sim in near if sim >= POLAR_DOUBT)
-                or not turned_alike(q, text) or not same_qualifiers(q, text)
-                or not same_qualifiers(text, q) or judged_words(q) != judged_words(text)):
+        # the nearest one asked the same way: a neighbour judging "good enough" does not
+        # answer "enough", but one a little farther that asks "enough" does
+        text = next((t for (_, t), sim in near if sim >= POLAR_AT and turned_alike(q, t)
+                     and same_qualifiers(q, t) and same_qualifiers(t, q)
+                     and judged_words(q) == judged_words(t)), None)
+        if text is None:
             return None
         from .rerank import _norm
 
