@@ -8,6 +8,7 @@ from .answer import Answer
 from .compose import (
     CitationList,
     _learned_order,
+    _settled,
     against_faq,
     authored_depends,
     borrowed_polar_faq,
@@ -21,7 +22,7 @@ from .faq import FAQMatch, faq_match
 from .intent import Intent
 from .leads import LEADS, lead_comparison, lead_sentence
 from .polarity import judged_words, opening, without_opening
-from .verdict import Verdict, settle
+from .verdict import Verdict
 
 
 def _comparison_lead(draft: Draft) -> tuple[FAQMatch | None, Verdict | None, list[Chunk],
@@ -37,14 +38,17 @@ def _comparison_lead(draft: Draft) -> tuple[FAQMatch | None, Verdict | None, lis
         # "is ib faster than rocev2?" names two sides but is still a yes/no question: an
         # FAQ asked the same way answers it as it would outside a comparison
         faq = borrowed_polar_faq(draft) or faq
-    if draft.shape.intent is Intent.YES_NO and not (faq is not None and faq.polar):
-        settled = settle(draft, pool)
-        if settled is not None and against_faq(faq, settled):
-            settled = None
     rule = LEADS[draft.shape.intent] if draft.shape.intent in (Intent.CHOICE, Intent.CAUSE) \
         else lead_comparison
     lead = rule(draft, pool)
     ranked = _learned_order(draft, pool, lead, [])
+    if draft.shape.intent is Intent.YES_NO and not (faq is not None and faq.polar):
+        # the same readings as outside a comparison: the rules', a denial the ranker leads
+        # with, a labelled question asked the same way ("does gdr work over rocev2 too or
+        # only ib?")
+        settled = _settled(draft, pool, ranked)
+        if settled is not None and against_faq(faq, settled):
+            settled = None
     if settled is not None:
         return faq, settled, [settled[1]], ranked
     if faq is not None:

@@ -179,6 +179,8 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
     ("will zero 3 use more bandwidth than ddp?", "Yes: "),
     # the general question keeps the FAQ's own hedge
     ("is nvlink able to connect two dgx servers?", "It depends: "),
+    # two sides named: the comparison path reads the same memory
+    ("does gpudirect rdma work over rocev2 too or only ib?", "Yes"),
 ])
 def test_labelled_neighbours_settle_the_case_an_faq_hedges(bot, question, word):
     # "Can NVLink connect two servers?" and "Does ZeRO increase network traffic?" say "It
