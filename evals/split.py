@@ -108,6 +108,14 @@ session's work was measured on it. It was scored once, at the end of that sessio
 (commit 9133b59's build, before two calculator wordings it missed were fixed; figures in the
 README and the closing note of issue 22), so it is spent: the next piece of work appends it
 to dev and writes a fresh split.
+
+Thirteenth round, 2026-11-27 (the next session): the twelfth round's test split (292, spent)
+was appended to dev (3,450 questions; dev wrong polarity 0, golden above its floors). Four
+new pools were written blind at the start of the session by helpers who read only `corpus/`
+and were told to write no other file (pages dealt anew with seed 20261204; ids v14a/v14b/v14c,
+84 + 85 + 84; calculator questions c14, 42), and became the sealed test split whole (295
+questions, 94 of them yes/no, 18 to be declined, 32 follow-ups), committed before any work
+was measured on it.
 """
 
 from __future__ import annotations
