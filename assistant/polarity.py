@@ -238,6 +238,11 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
 
 
 _OR_NOT = re.compile(r"\bor\s+(not|no)\b", re.I)
+#: A question opened on a negated auxiliary asks the plain question ("doesnt infiniband use
+#: ecn too?" is answered "No, InfiniBand does not use ECN", as "Does InfiniBand use ECN?" is).
+_NEGATED_ASK = re.compile(r"^\W*(?:so\s+|but\s+|wait\s+)?(?:does|do|is|are|can|will|would|should|"
+                          r"has|have)n'?t\b|^\W*(?:so\s+|but\s+)?(?:isnt|doesnt|dont|arent|cant|"
+                          r"wont|shouldnt|wouldnt|hasnt|havent)\b", re.I)
 #: An alternative question: "X or (just) Y?" offers a second answer besides the yes/no one
 #: ("or not" / "or no" asks for either word and offers none).
 ALTERNATIVE = re.compile(r"\bor\b(?!\s+(not|no)\b)", re.I)
@@ -251,7 +256,7 @@ def turning_words(text: str) -> frozenset[str]:
 
     # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn; a closing
     # "or not?" asks for either answer and turns nothing
-    text = _OR_NOT.sub("", text)
+    text = _NEGATED_ASK.sub("", _OR_NOT.sub("", text))
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 

@@ -208,3 +208,16 @@ def test_judged_words_skip_an_opening_ok():
     assert judged_words("ok so is it the same as a reduce-scatter then an all-gather?") == set()
     assert judged_words("is that ok for inference?") == {"ok"}
 
+
+
+@pytest.mark.parametrize("question, faq, alike", [
+    # a negated auxiliary asks the plain question: "No, InfiniBand does not use ECN"
+    ("doesnt infiniband use ecn too?", "Does InfiniBand use ECN?", True),
+    ("isn't rocev2 routable?", "Is RoCE v2 routable?", True),
+    # a "not" inside the question still turns it round
+    ("does infiniband not use ecn?", "Does InfiniBand use ECN?", False),
+])
+def test_a_negated_auxiliary_does_not_turn_a_question_round(question, faq, alike):
+    from assistant.polarity import turned_alike
+
+    assert turned_alike(question, faq) is alike
