@@ -18,7 +18,15 @@ from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import POLAR_OPENING, YES_NO_OPENING, judged_words, opening, without_opening
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
-from .verdict import DENY_AT, Verdict, asks_of_other_terms, lead_denies, settle, turns_away
+from .verdict import (
+    DENY_AT,
+    Verdict,
+    asks_of_other_terms,
+    lead_denies,
+    led_by_faq,
+    settle,
+    turns_away,
+)
 from .words import residual_words
 
 if TYPE_CHECKING:
@@ -223,6 +231,8 @@ def _settled(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, floa
         # reading says the other
         settled = settled._replace(word="") if own.group(0).lower() == settled.word.lower() \
             else None
+    if settled is None and ranked and led_by_faq(draft, ranked[0][0]):
+        return Verdict("", ranked[0][0], "faq-led")
     return settled or _learned_denial(draft, ranked) or _remembered(draft, ranked)
 
 

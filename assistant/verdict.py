@@ -12,7 +12,9 @@ from .polarity import (
     ALTERNATIVE,
     POINTS_BACK,
     POLAR_OPENING,
+    YES_NO_OPENING,
     explain,
+    judged_words,
     mistake_qualifiers,
     qualifiers,
     same_qualifiers,
@@ -354,3 +356,28 @@ def asks_of_other_terms(draft: Draft, faq_slug: str, faq_question: str) -> bool:
     NVLink SHARP, is not "Is NVLink Switch the same as NVSwitch?")."""
     return bool(draft.terms) and faq_slug not in draft.terms and not any(
         names_page(faq_question, draft.corpus.get(slug)) for slug in draft.terms)
+
+
+def led_by_faq(draft: Draft, sentence: Chunk) -> bool:
+    """True if the sentence the ranker leads with opens an FAQ answer with its authored Yes or
+    No, and that FAQ asks this question: the same way round, judging alike, with the same
+    qualifiers, of the same subjects ("we're on ndr infiniband, do we need to set up pfc?"
+    led by "No, InfiniBand does not use PFC ..." of "Do I need PFC on InfiniBand?")."""
+    if not YES_NO_OPENING.match(sentence.text):
+        return False
+    retriever = draft.retriever
+    first = retriever.sentences_of_chunk(sentence.chunk_id)
+    question = retriever.faq_question_of(sentence.chunk_id)
+    if question is None or not first or first[0].id != sentence.id:
+        return False
+    q = draft.question
+    if not (turned_alike(q, question) and judged_words(q) == judged_words(question)
+            and same_qualifiers(q, question) and same_qualifiers(question, q)):
+        return False
+    asked = {m.slug for m in retriever.terms.find(question)}
+    said = asked | {m.slug for m in retriever.terms.find(sentence.text)} | {sentence.slug}
+    # ...and it asks of no term the visitor does not ("Is UALink the same as Ultra Ethernet?"
+    # does not answer "can ualink scale to ~1000 accelerators?")
+    return set(draft.terms) <= said and not asked - set(draft.terms) - {sentence.slug} \
+        and not turns_away(q, question, tuple(first)) \
+        and not asks_of_other_terms(draft, sentence.slug, question)

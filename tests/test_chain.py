@@ -188,6 +188,23 @@ def test_labelled_neighbours_settle_the_case_an_faq_hedges(bot, question, word):
     assert bot.ask(question).text.startswith(word)
 
 
+@pytest.mark.parametrize("question, word", [
+    ("can a single slow link slow down the whole ring all-reduce?", "Yes, "),
+    ("should we oversubscribe our ai fabric to save money?", "No, "),
+])
+def test_the_faq_answer_the_ranker_leads_with_keeps_its_word(bot, question, word):
+    # the learned order leads with an FAQ's first sentence, and that FAQ asks this question
+    # the same way round: its authored word stays
+    assert bot.ask(question).text.startswith(word)
+
+
+def test_an_faq_led_answer_keeps_no_word_for_another_terms_question(bot):
+    # "No, UALink is a scale-up interconnect ... among up to 1,024 accelerators" answers
+    # "Is UALink the same as Ultra Ethernet?", not whether UALink scales that far
+    assert not bot.ask("can ualink really scale to ~1000 accelerators in one pod?"
+                       ).text.startswith("No")
+
+
 def test_an_faqs_yes_or_no_answers_only_a_question_that_judges_alike(bot):
     # "Is a rail-optimized network the same as a fat-tree?" says No; "better" is not asked
     assert not bot.ask("is rail optimized better than fat tree").text.startswith("No")
@@ -219,7 +236,7 @@ def test_an_or_that_opens_a_clause_compares_nothing(bot):
     # "... or can I get away with just ECN" asks a second question; it does not set PFC
     # against RoCE in a side-by-side table
     answer = bot.ask("is pfc required for roce or can i get away with just ecn")
-    assert "Side by side" not in answer.text and "without PFC" in answer.text
+    assert "Side by side" not in answer.text and "ECN" in answer.text
     assert "Side by side" in bot.ask("is pfc or ecn better for roce").text
 
 
@@ -227,7 +244,9 @@ def test_an_or_that_opens_a_clause_compares_nothing(bot):
     "should i just turn pfc on for all 8 priorities to be safe",  # advice, not a fact
     "does rocev2 need a subnet manager like ib does?",  # a table row's cells
     "is a 400G nic really 400 GB/s?",  # bytes are not bits
-    "can an nvlink domain span more than one rack?",  # a mistake said of NVL72 racks
+    # ("can an nvlink domain span more than one rack?" was here, for a Yes restated from a
+    # mistake said of NVL72 racks; it now takes the Yes of three labelled questions asked the
+    # same way, said with the DGX GH200 sentence that holds it)
     "can you use roce in aws",  # "... rather than standard RoCE queue pairs" (visitor check)
 ])
 def test_no_restatement_says_yes_to_advice_a_table_row_or_another_case(bot, question):
@@ -396,9 +415,11 @@ def test_a_that_in_a_first_message_points_into_it_not_at_a_conversation(bot):
 
 
 def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
-    # The lead is the answer to "Does InfiniBand need PFC?", which no FAQ reading matched
+    # The lead is the answer to "Do I need PFC on InfiniBand?", which no FAQ match took: the
+    # ranker leads with it and it asks the same (faq-led), or it denies what is asked
     answer = bot.ask("do i need pfc on an infiniband cluster?")
-    assert answer.text.startswith("No, InfiniBand does not use PFC") and answer.polarity == "denies"
+    assert answer.text.startswith("No, InfiniBand does not use PFC")
+    assert answer.polarity in ("denies", "faq-led")
     # ...but an "It depends" of another FAQ lends no No, though its clause denies
     answer = bot.ask("can nvlink connect two regular hgx servers together?")
     assert not answer.text.startswith("No") and answer.polarity != "denies"
