@@ -8,7 +8,6 @@ from .answer import Answer
 from .compose import (
     CitationList,
     _learned_order,
-    _settled,
     against_faq,
     authored_depends,
     borrowed_polar_faq,
@@ -22,7 +21,7 @@ from .faq import FAQMatch, faq_match
 from .intent import Intent
 from .leads import LEADS, lead_comparison, lead_sentence
 from .polarity import judged_words, opening, without_opening
-from .verdict import Verdict
+from .verdict import Verdict, reading
 
 
 def _comparison_lead(draft: Draft) -> tuple[FAQMatch | None, Verdict | None, list[Chunk],
@@ -46,7 +45,7 @@ def _comparison_lead(draft: Draft) -> tuple[FAQMatch | None, Verdict | None, lis
         # the same readings as outside a comparison: the rules', a denial the ranker leads
         # with, a labelled question asked the same way ("does gdr work over rocev2 too or
         # only ib?")
-        settled = _settled(draft, pool, ranked)
+        settled = reading(draft, pool, ranked)
         if settled is not None and against_faq(faq, settled):
             settled = None
     if settled is not None:

@@ -381,3 +381,63 @@ def led_by_faq(draft: Draft, sentence: Chunk) -> bool:
     return set(draft.terms) <= said and not asked - set(draft.terms) - {sentence.slug} \
         and not turns_away(q, question, tuple(first)) \
         and not asks_of_other_terms(draft, sentence.slug, question)
+
+
+#: How sure the sentence ranker must be of a sentence a rule reads a denial from.
+DENY_SETTLE_AT = 0.4
+
+
+def reading(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, float]]
+             ) -> Verdict | None:
+    """The rules' reading (verdict.settle), else a denial the ranker leads with, else the
+    word of a labelled question asked the same way. A denial the rules read off a sentence
+    the ranker doubts answers the question does not stand ("a GPU in one HGX server cannot
+    reach a GPU in another HGX server" for "can one gpu load from another gpu's memory over
+    nvlink?", 0.36)."""
+    settled = settle(draft, pool)
+    if settled is not None and settled.how == "deny" and ranked and dict(
+            (s.id, p) for s, p in ranked).get(settled.sentence.id, 1.0) < DENY_SETTLE_AT:
+        settled = None
+    own = YES_NO_OPENING.match(settled.sentence.text) if settled is not None else None
+    if own and settled.word:
+        # a reading of another FAQ's answer keeps that answer's own word, or none if the
+        # reading says the other
+        settled = settled._replace(word="") if own.group(0).lower() == settled.word.lower() \
+            else None
+    if settled is None and ranked and led_by_faq(draft, ranked[0][0]):
+        return Verdict("", ranked[0][0], "faq-led")
+    return settled or learned_denial(draft, ranked) or remembered(draft, ranked)
+
+
+def learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
+    """No, from the learned order's first sentence, or its second when the ranker is as
+    sure of it ("An MFU above 100% means the calculation is wrong", then "a correctly
+    computed MFU cannot exceed 100%"), when it denies what is asked (verdict.lead_denies);
+    another FAQ's "No, ..." keeps its own word."""
+    denial = next((s for s, p in ranked[:2] if p >= DENY_AT and lead_denies(draft, s)), None)
+    if denial is None:
+        return None
+    return Verdict("" if YES_NO_OPENING.match(denial.text) else "No", denial, "denies")
+
+
+def remembered(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
+    """The Yes or No of a labelled question asked the same way (learned.polar_memory), said
+    with the first sentence in the learned order that held that question's key facts (one
+    that opens with the other word, or "It depends", answers another framing: none)."""
+    if draft.learning is None or draft.conversation or not ranked:
+        return None
+    remembered = draft.learning.polar_memory(draft)
+    if remembered is None:
+        return None
+    word, answered = remembered
+    sentence = next((s for s, _ in ranked if s.id in answered), None)
+    if sentence is None:
+        return None
+    own = POLAR_OPENING.match(sentence.text)
+    if own and not own.group(0).lower().startswith(("it", word)):
+        return None
+    # An authored "It depends" answers the general question; the labelled neighbour asked
+    # the case it settles ("can i link two hgx boxes with nvlink?" against "Can NVLink
+    # connect two servers?"), so its word replaces the hedge.
+    same = own and own.group(0).lower().startswith(word)
+    return Verdict("" if same else word.capitalize(), sentence, "remembered")
