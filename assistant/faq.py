@@ -10,7 +10,7 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
-from .polarity import POINTS_BACK, same_qualifiers, turned_alike, turning_words
+from .polarity import POINTS_BACK, qualifiers, same_qualifiers, turned_alike, turning_words
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -139,7 +139,7 @@ def faq_match(draft: Draft) -> FAQMatch | None:
 #: when the two ask alike (`polar_neighbour`). Set where the golden set had no wrong word.
 NEIGHBOUR_AT = 0.70
 NEIGHBOUR_SURE = 0.85  # from here the wording may differ ("hook up" for "connect")
-_HEDGED_ANY = re.compile(r"^(yes|no)\W+(but|partly|mostly|usually|often|sometimes|somewhat|"
+HEDGED = re.compile(r"^(yes|no)\W+(but|partly|mostly|usually|often|sometimes|somewhat|"
                          r"in\s+general|generally|not\s+always|not\s+necessarily|in\s+part|"
                          r"only|slightly|rarely)\b", re.I)
 
@@ -152,7 +152,7 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         if sim < NEIGHBOUR_AT:
             break
         sentences = tuple(draft.retriever.sentences_of_chunk(question.chunk_id))
-        if not sentences or not _YES_NO.match(sentences[0].text) or _HEDGED_ANY.match(
+        if not sentences or not _YES_NO.match(sentences[0].text) or HEDGED.match(
                 sentences[0].text):
             continue
         theirs = {m.slug for m in draft.retriever.terms.find(question.text)
@@ -254,7 +254,7 @@ def polar_pairs(draft: Draft, limit: int = 3) -> list[tuple[Chunk, float, tuple[
                float(same_qualifiers(draft.question, question.text)),
                float(turned_alike(draft.question, question.text)),
                float(classify(question.text).intent is Intent.YES_NO),
-               float(bool(_HEDGED_ANY.match(sentences[0].text))), float(draft.shape.negated),
+               float(bool(HEDGED.match(sentences[0].text))), float(draft.shape.negated),
                float(question.slug == top), float(bool(POINTS_BACK.search(draft.question))),
                len(turning_words(draft.question) ^ turning_words(question.text)),
                float(sentences[0].text[:3].lower() == "yes")]
@@ -268,13 +268,16 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     one), or None."""
     if model.pairs is None:
         return None
-    pairs = [p for p in polar_pairs(draft) if p[3][PAIR_FEATURES.index("turned_alike")]]
+    # ...nor one asked of another version or stage: "RoCE v2" answers nothing of "RoCE v1"
+    mine = qualifiers(draft.question)
+    pairs = [p for p in polar_pairs(draft) if p[3][PAIR_FEATURES.index("turned_alike")]
+             and not (mine and (theirs := qualifiers(p[0].text)) and not mine & theirs)]
     if not pairs:
         return None
     scores = model.pairs.proba([p[3] for p in pairs])
     best = max(range(len(pairs)), key=scores.__getitem__)
     question, sim, sentences, _ = pairs[best]
-    if scores[best] < (PAIR_AT_HEDGED if _HEDGED_ANY.match(sentences[0].text) else PAIR_AT):
+    if scores[best] < (PAIR_AT_HEDGED if HEDGED.match(sentences[0].text) else PAIR_AT):
         return None
     if scores[best] < PAIR_AT_HEDGED and not _same_subjects(draft, question, sentences[0]):
         return None

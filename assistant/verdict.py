@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
+from .faq import HEDGED
 from .polarity import (
     ALTERNATIVE,
     POINTS_BACK,
@@ -358,13 +359,18 @@ def asks_of_other_terms(draft: Draft, faq_slug: str, faq_question: str) -> bool:
         names_page(faq_question, draft.corpus.get(slug)) for slug in draft.terms)
 
 
+#: A name in an FAQ question after its first word ("Fusion" of "NVLink Fusion", "Falcon"):
+#: a question that does not say it asks of something else.
+_NAMES = re.compile(r"(?<=\s)[A-Z][a-z]{2,}\b")
+
+
 def led_by_faq(draft: Draft, sentence: Chunk) -> bool:
     """True if the sentence the ranker leads with opens an FAQ answer with its authored Yes or
     No, and that FAQ asks this question: the same way round, judging alike, with the same
     qualifiers, of the same subjects ("we're on ndr infiniband, do we need to set up pfc?"
     led by "No, InfiniBand does not use PFC ..." of "Do I need PFC on InfiniBand?")."""
-    if not YES_NO_OPENING.match(sentence.text):
-        return False
+    if not YES_NO_OPENING.match(sentence.text) or HEDGED.match(sentence.text):
+        return False  # "Yes, slightly" says less of a question asked another way
     retriever = draft.retriever
     first = retriever.sentences_of_chunk(sentence.chunk_id)
     question = retriever.faq_question_of(sentence.chunk_id)
@@ -373,6 +379,10 @@ def led_by_faq(draft: Draft, sentence: Chunk) -> bool:
     q = draft.question
     if not (turned_alike(q, question) and judged_words(q) == judged_words(question)
             and same_qualifiers(q, question) and same_qualifiers(question, q)):
+        return False
+    # ...of the same thing: "Does NVLink Fusion make NVLink an open standard?" leads an
+    # answer to "can third party cpus hook into nvlink?", but its No is of "open standard"
+    if any(name.lower() not in q.lower() for name in _NAMES.findall(question)):
         return False
     asked = {m.slug for m in retriever.terms.find(question)}
     said = asked | {m.slug for m in retriever.terms.find(sentence.text)} | {sentence.slug}
@@ -404,9 +414,10 @@ def reading(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, float
         # reading says the other
         settled = settled._replace(word="") if own.group(0).lower() == settled.word.lower() \
             else None
+    settled = settled or learned_denial(draft, ranked) or remembered(draft, ranked)
     if settled is None and ranked and led_by_faq(draft, ranked[0][0]):
         return Verdict("", ranked[0][0], "faq-led")
-    return settled or learned_denial(draft, ranked) or remembered(draft, ranked)
+    return settled
 
 
 def learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:

@@ -198,6 +198,19 @@ def test_the_faq_answer_the_ranker_leads_with_keeps_its_word(bot, question, word
     assert bot.ask(question).text.startswith(word)
 
 
+def test_a_version_the_visitor_did_not_ask_lends_no_word(bot):
+    # "Can RoCE v2 be routed across IP subnets?" says Yes; RoCE v1 cannot be routed
+    assert bot.ask("is roce v2 routable across subnets").text.startswith("Yes")
+    assert not bot.ask("can roce v1 be routed across subnets").text.startswith("Yes")
+
+
+def test_an_faq_led_answer_keeps_no_word_for_another_things_question(bot):
+    # "No, NVLink Fusion ... licenses NVLink to partners" answers "Does NVLink Fusion make
+    # NVLink an open standard?", not whether third-party chips can attach
+    assert not bot.ask("can third party cpus or accelerators hook into nvlink?"
+                       ).text.startswith("No")
+
+
 def test_an_faq_led_answer_keeps_no_word_for_another_terms_question(bot):
     # "No, UALink is a scale-up interconnect ... among up to 1,024 accelerators" answers
     # "Is UALink the same as Ultra Ethernet?", not whether UALink scales that far
