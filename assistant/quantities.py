@@ -369,6 +369,11 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
         # "can the network really add 30% to training cost?": a yes/no question about one
         # amount is answered from the corpus, not with a calculation asking for the rest.
         return None
+    if previous is None and len(inputs) == 1 and inputs[0].kind == "gpus" \
+            and inputs[0].value == 1:
+        # "how much does 1 h100 cost per hour?": one GPU and nothing else asks for the price
+        # itself, which a calculation could only ask back
+        return None
     hint = _pick(w)
     chosen = hint or calc.fallback()
     # With nothing selecting a calculator, the fallback must have something to calculate

@@ -175,6 +175,8 @@ NOT_CALCULATIONS = [
     "Why is 400 Gb/s InfiniBand expensive?",
     "What's the difference between H100 and A100 pricing?",
     "Explain NVLink",
+    # one GPU and nothing else asks for the price, which a calculation could only ask back
+    "how much does 1 h100 cost per hour to rent roughly",
     "",
 ]
 
