@@ -365,14 +365,7 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
     inputs = [x for x in w.found if _is_input(x.kind)]
     if not inputs:
         return None
-    if previous is None and len(inputs) == 1 and _POLAR_ASK.match(w.lower):
-        # "can the network really add 30% to training cost?": a yes/no question about one
-        # amount is answered from the corpus, not with a calculation asking for the rest.
-        return None
-    if previous is None and len(inputs) == 1 and inputs[0].kind == "gpus" \
-            and inputs[0].value == 1:
-        # "how much does 1 h100 cost per hour?": one GPU and nothing else asks for the price
-        # itself, which a calculation could only ask back
+    if previous is None and _one_amount_asked_of(w, inputs):
         return None
     hint = _pick(w)
     chosen = hint or calc.fallback()
@@ -402,6 +395,17 @@ def detect(question: str, previous: CalcRequest | None = None) -> CalcRequest | 
                                          or _prices_something_else(w)):
         return None
     return _request(spec, w, previous)
+
+
+def _one_amount_asked_of(w: Wording, inputs: list[Quantity]) -> bool:
+    """True if a first message names one amount only to ask of it: "can the network really
+    add 30% to training cost?" (a yes/no question, answered from the corpus, not with a
+    calculation asking for the rest), "how much does 1 h100 cost per hour?" (the price
+    itself, which a calculation could only ask back)."""
+    if len(inputs) != 1:
+        return False
+    return bool(_POLAR_ASK.match(w.lower)) or (inputs[0].kind == "gpus"
+                                               and inputs[0].value == 1)
 
 
 _POLAR_ASK = re.compile(r"\s*(?:can|could|does|do|did|is|are|will|would|should|might|may)\b")
