@@ -242,7 +242,10 @@ def compose_answer(draft: Draft) -> Answer:
     # makes of sentences that only name the term ("UALink is ... an alternative to NVLink").
     bare = (intent is Intent.DEFINITION and lead is not None and not draft.words
             and _names_page(asked_phrase(draft.question), draft.corpus.pages[lead.slug]))
-    if ranked and not answered and not bare:
+    # The FAQ asked word for word (a follow-up chip, a visitor reading the page) leads with
+    # its own answer, whatever the ranker makes of the rest.
+    verbatim = faq is not None and faq_lead and faq.similarity >= VERBATIM_AT
+    if ranked and not answered and not bare and not verbatim:
         best = ranked[0][0]
         quoted = list(faq_lead) if best in faq_lead else [best]
     gap = ""
@@ -300,6 +303,8 @@ def compose_answer(draft: Draft) -> Answer:
                   note=note, polarity=how)
 
 
+#: An FAQ question this similar to the message is the question asked word for word.
+VERBATIM_AT = 0.98
 #: Candidates the learned model scores (the pool's best by similarity score).
 LEARNED_POOL = 30
 #: A supporting sentence the learned model scores below this is not quoted.

@@ -445,3 +445,11 @@ def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
     # ...nor of one term in place of another ("Is Spectrum-X InfiniBand?" answers No)
     assert not bot.ask("is spectrum-x just ethernet?").text.startswith("No")
     assert bot.ask("is spectrum-x infiniband?").text.startswith("No")
+
+
+def test_an_faq_asked_word_for_word_leads_with_its_own_answer(bot):
+    # a follow-up chip or a visitor reading the page asks the FAQ verbatim: its authored
+    # answer leads, hedge and all, whatever the ranker makes of the other sentences
+    assert bot.ask("How fast is NVLink on H100 and on Blackwell?").text.startswith(
+        "NVLink 4 on an H100 SXM GPU gives 900 GB/s")
+    assert bot.ask("Does NVLink matter for LLM inference?").text.startswith("It depends: ")
