@@ -162,6 +162,10 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
             continue
         if not turned_alike(draft.question, question.text):
             continue
+        # ...and asked of every term the visitor names: "Does InfiniBand have congestion
+        # control?" says nothing of "the ip ecn bits"
+        if not _same_subjects(draft, question, sentences[0]):
+            continue
         # Below NEIGHBOUR_SURE, the visitor's other words must be said in the answer ("an
         # NCCL *equivalent* for AMD GPUs" is not "does NCCL work on AMD GPUs").
         words = residual_words(question.text, draft.retriever)
