@@ -106,7 +106,7 @@ CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|
 
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{BODY})(?P<s1>{_MONEY_SCALE})?"
-          rf"|{num('m2')}(?P<s2>{_MONEY_SCALE})?\s?(?:dollars?|usd|bucks)\b"
+          rf"|{num('m2')}(?P<s2>{_MONEY_SCALE})?\s?(?:(?:dollars?|usd|bucks)\b|\$(?!\w))"
           rf"|{num('m3')}\s?(?:cents?\b|¢|c(?=\s?(?:/|per|a)\s?kwh)))")
 _PER = r"\s?(?:/|per|an?|each|every)\s?"
 _RATE_GPU_HOUR = (rf"{_PER}(?:{GPU_OR_CARD}(?:\s?(?:/|per|an?|-)\s?|[\s-]?))?{_HOUR}"

@@ -545,6 +545,15 @@ VISITOR_QUESTIONS = [
      "serving_cost", {"gpus": 16, "tokens_per_second": 20000.0, "utilization": 0.7,
                       "monthly_tokens": 3e10, "price_per_gpu_hour": 2.5},
      {"cost_per_million_tokens": 40 / (20000 * 3600 * 0.7) * 1e6}),
+    # the thirteenth round's calculator misses (after its scoring): "2.2$", "all-in per gpu",
+    # a price per kWh without its dollar sign
+    ("how much would 512 gpus cost for a full year if the rate is 2.2$ per gpu hour",
+     "gpu_hour_cost", {"gpus": 512, "hours": 8760.0, "price_per_gpu_hour": 2.2},
+     {"total_cost": 9867264.0}),
+    ("2k gpus, 1275w all-in per gpu, pue 1.3, 0.11/kwh. power bill for a 90 day training run?",
+     "power_cost", {"gpus": 2000, "watts_per_gpu": 1275.0, "pue": 1.3, "price_per_kwh": 0.11,
+                    "hours": 2160.0},
+     {"facility_kw": 3315.0, "total_cost": 787644.0}),
 ]
 
 

@@ -233,7 +233,7 @@ def power_cost(gpus: int | None = None, watts_per_gpu: float | None = None,
 _SERVER = SERVER
 _WATTS = rx(
     rf"{num('n')}\s?(?P<sc>kilo|mega|k|m)?(?P<u>watts?|w)\b(?!/)"
-    rf"(?:\s?(?:per|/|a|an|each|for\s(?:each|every|one|a|the(?:\swhole)?))\s?"
+    rf"(?:\s?(?:all[\s-]in\s)?(?:per|/|a|an|each|for\s(?:each|every|one|a|the(?:\swhole)?))\s?"
     rf"(?:(?P<gpu>{GPU_OR_CARD})|"
     rf"(?P<srv>{_SERVER}))\b|[\s-](?P<srv2>server|node|rack|system|dgx|hgx)\b|"
     # "a 1,000 W all-in GPU", "a 350 W PCIe card": the GPU's own, up to two words on
@@ -275,6 +275,8 @@ RULES = (
     Rule(27, _WATTS, _watts_amount),
     Rule(28, rx(rf"\bpue(?:\s(?:down|up))?(?:\sto)?{CONNECT}{num('n')}"), consume("pue")),
     Rule(28, rx(rf"{num('n')}\s?pue\b"), consume("pue")),
+    # "0.11/kwh", "0.09 per kwh": a price per kWh written without its dollar sign
+    Rule(28, rx(rf"(?<![$\d.]){num('n')}\s?(?:/|per|a)\s?kwh\b"), consume("price_per_kwh")),
     Rule(29, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach|in\sa)\s?racks?\b"),
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.
