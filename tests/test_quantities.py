@@ -554,6 +554,17 @@ VISITOR_QUESTIONS = [
      "power_cost", {"gpus": 2000, "watts_per_gpu": 1275.0, "pue": 1.3, "price_per_kwh": 0.11,
                     "hours": 2160.0},
      {"facility_kw": 3315.0, "total_cost": 787644.0}),
+    # an 8-GPU server named by its model, one or many
+    ("single dgx b200 box 14.3kw, pue 1.2, 20 cents per kwh, running 24/7. facility kw and "
+     "cost for one day?",
+     "power_cost", {"gpus": 8, "gpus_per_server": 8, "watts_per_server": 14300.0, "pue": 1.2,
+                    "price_per_kwh": 0.2, "hours": 24.0},
+     {"facility_kw": 17.16, "total_cost": 82.368}),
+    ("we have 32 dgx h100 servers at 10.2 kw each, pue 1.4, electricity 12 cents/kwh. "
+     "facility kw and monthly power bill?",
+     "power_cost", {"gpus": 256, "gpus_per_server": 8, "watts_per_server": 10200.0, "pue": 1.4,
+                    "price_per_kwh": 0.12, "hours": 730.0},
+     {"facility_kw": 456.96, "total_cost": 40029.696}),
 ]
 
 
@@ -879,9 +890,12 @@ def test_power_asks_for_what_is_missing_and_keeps_it_in_follow_ups():
     assert req.args["pue"] == 1.3 and req.args["watts_per_gpu"] == 1000
     req = detect("what about $0.15 per kWh?", req)
     assert req.tool == "power_cost" and req.args["price_per_kwh"] == 0.15
-    asked = detect("a DGX H100 at 10.2 kW for a month at $0.15 per kWh with PUE 1.6")
+    asked = detect("a server at 10.2 kW for a month at $0.15 per kWh with PUE 1.6")
     assert asked.missing == ["gpus_per_server"]
     assert run(detect("8", asked)).result.watts_per_gpu == 1275
+    # a DGX H100 is known to hold 8 GPUs: nothing to ask
+    known = detect("a DGX H100 at 10.2 kW for a month at $0.15 per kWh with PUE 1.6")
+    assert known.missing == [] and run(known).result.watts_per_gpu == 1275
 
 
 def test_watts_beside_a_gpu_hour_price_stay_a_rental_question():

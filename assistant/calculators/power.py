@@ -296,6 +296,9 @@ _WORDS = rx(r"\b(?:electricity|electric|energy|kwh|pue|power\s(?:costs?|bills?|d
 _WATT_KINDS = frozenset({"watts", "watts_per_gpu", "watts_per_server"})
 
 
+#: An 8-GPU server named by its model: "dgx h100", "hgx b200".
+_EIGHT_GPU_BOX = rx(r"\b(?:dgx|hgx)[\s-]?(?:a100|h100|h200|h20|b200|b300)\b")
+
 #: One server named in the singular: "a 8 gpu h100 box", "one nvl72 rack", "a single node".
 _ONE_BOX = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,3}(?:box|server|node|machine|rack|"
               r"system|chassis)\b(?!s)")
@@ -321,14 +324,41 @@ def _singular_power(w: Wording, args: dict[str, Any], notes: list[str]) -> None:
     beside one GPU ("a gpu drawing 1.2kw all-in") that GPU's."""
     bare = w.first({"watts"})
     unbound = bare is not None and not w.kinds() & {"watts_per_gpu", "watts_per_server"}
-    if _one_box(w) and "gpus" in args and "gpus_per_server" not in args:
+    counted = "gpus" in args or bool(_EIGHT_GPU_BOX.search(w.lower))  # "one dgx b200 box"
+    if _one_box(w) and counted and "gpus_per_server" not in args:
         if unbound and bare is not None:
             args["watts_per_server"] = bare.value
             notes.append(f"{w.original[bare.start:bare.end]} is read as the one server's power.")
-        if "watts_per_server" in args:
+        if "watts_per_server" in args and "gpus" in args:
             args["gpus_per_server"] = args["gpus"]
     elif unbound and bare is not None and _one_gpu(w):
         args["watts_per_gpu"] = bare.value
+
+
+def _held_gpus(w: Wording, args: dict[str, Any], notes: list[str], nodes: Any) -> None:
+    """The GPUs each server holds, when its power is given per server: written beside it
+    ("8 GPUs each", "10.2kw for 8 gpus"), or known from its name (NVL72, DGX H100)."""
+    per_node = next((x.per_node for x in w.found if x.per_node), None)
+    nvl = re.search(r"\bnvl(\d{1,3})\b", w.lower)
+    held = next((_FOR_GPUS.match(w.lower, x.end) for x in w.found
+                 if x.kind == "watts_per_server"), None)
+    if per_node:
+        args["gpus_per_server"] = per_node
+    elif held:
+        args["gpus_per_server"] = int(held.group("g"))
+        # "rated 10.2kw for 8 gpus. we've got 64 gpus": the cluster's are the others
+        other = next((x for x in w.found if x.kind == "gpus"
+                      and not held.start() <= x.start < held.end()), None)
+        if other is not None and args.get("gpus") == args["gpus_per_server"]:
+            args["gpus"] = count(other.value)
+    elif nvl:
+        args["gpus_per_server"] = int(nvl.group(1))
+        notes.append(f"An NVL{nvl.group(1)} rack holds {nvl.group(1)} GPUs.")
+    elif _EIGHT_GPU_BOX.search(w.lower):
+        args["gpus_per_server"] = 8
+        notes.append("A DGX or HGX server of that kind holds 8 GPUs.")
+        if "gpus" not in args and nodes is None and _one_box(w):
+            args["gpus"] = 8
 
 
 class _PowerCost(Calculator):
@@ -361,22 +391,7 @@ class _PowerCost(Calculator):
             # "32 boxes, 10.2 kW per server, 8 GPUs each": each server's GPUs
             args["gpus_per_server"] = args.pop("gpus")
         if "watts_per_server" in args and "gpus_per_server" not in args:
-            per_node = next((x.per_node for x in w.found if x.per_node), None)
-            nvl = re.search(r"\bnvl(\d{1,3})\b", w.lower)
-            held = next((_FOR_GPUS.match(w.lower, x.end) for x in w.found
-                         if x.kind == "watts_per_server"), None)
-            if per_node:
-                args["gpus_per_server"] = per_node
-            elif held:
-                args["gpus_per_server"] = int(held.group("g"))
-                # "rated 10.2kw for 8 gpus. we've got 64 gpus": the cluster's are the others
-                other = next((x for x in w.found if x.kind == "gpus"
-                              and not held.start() <= x.start < held.end()), None)
-                if other is not None and args.get("gpus") == args["gpus_per_server"]:
-                    args["gpus"] = count(other.value)
-            elif nvl:
-                args["gpus_per_server"] = int(nvl.group(1))
-                notes.append(f"An NVL{nvl.group(1)} rack holds {nvl.group(1)} GPUs.")
+            _held_gpus(w, args, notes, nodes)
         if "price_per_kwh" not in args:
             # "power at 7 cents": a bare amount under a dollar, with power, is a kWh's price
             bare = [x for x in w.found if x.kind in ("at_price", "money") and 0 < x.value < 1]
