@@ -565,6 +565,19 @@ VISITOR_QUESTIONS = [
      "power_cost", {"gpus": 256, "gpus_per_server": 8, "watts_per_server": 10200.0, "pue": 1.4,
                     "price_per_kwh": 0.12, "hours": 730.0},
      {"facility_kw": 456.96, "total_cost": 40029.696}),
+    # quotes named by one letter, with a colon or a price verb; "@ 2.40" in a quote's part
+    ("comparing 2 offers for a 32-gpu finetune: x charges 3.99/gpu-hr and says 36 hours, y "
+     "charges 2.99 but says 50 hours. which is cheaper?",
+     "compare_cluster_quotes",
+     {"gpus": 32, "quotes": [{"name": "x", "price_per_gpu_hour": 3.99, "hours": 36.0},
+                             {"name": "y", "price_per_gpu_hour": 2.99, "hours": 50.0}]}, {}),
+    ("got 3 quotes. a: 512 gpus @ 1.99/hr, job done in 10 days. b: 384 gpus @ 2.40, 12 days. "
+     "c: 1024 gpus @ 2.15, 5 days. cost of each and how much more are the pricier ones vs the "
+     "cheapest?",
+     "compare_cluster_quotes",
+     {"quotes": [{"name": "a", "price_per_gpu_hour": 1.99, "hours": 240.0, "gpus": 512},
+                 {"name": "b", "price_per_gpu_hour": 2.4, "hours": 288.0, "gpus": 384},
+                 {"name": "c", "price_per_gpu_hour": 2.15, "hours": 120.0, "gpus": 1024}]}, {}),
 ]
 
 

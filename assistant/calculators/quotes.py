@@ -189,10 +189,19 @@ _CAPITALISED_NAME = re.compile(
 _COMPARE_WORD = rx(r"\b(?:compare|comparison|vs|versus|cheaper|cheapest|dearer|dearest)\b")
 
 
+#: A quote named by one letter and a colon or a price verb: "a: 512 gpus @ 1.99/hr",
+#: "x charges 3.99/gpu-hr".
+_LETTER_MARKER = rx(r"(?:^|(?<=[\s.;,(]))(?P<name>[a-z])(?=\s?:\s|\s(?:charges?|quotes?|asks)\b)")
+
+
 def _markers(lower: str) -> list[re.Match[str]]:
     seen: set[str] = set()
     kept = []
-    for m in _MARKER.finditer(lower):
+    found = sorted([*_MARKER.finditer(lower), *_LETTER_MARKER.finditer(lower)],
+                   key=lambda m: m.start())
+    if len([m for m in found if len(m.group("name")) == 1]) < 2:
+        found = list(_MARKER.finditer(lower))  # one lettered name is no comparison
+    for m in found:
         name = m.group("name").rstrip(".-")
         if name and name not in seen:
             seen.add(name)
@@ -206,6 +215,9 @@ _BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
                  r"(?:about\s|around\s|~\s?)?\$?(?P<n>\d+(?:\.\d+)?)"
                  r"(?=\s?(?:[,;.)!?]|$|(?:and|but|or|vs|versus|while|whereas|with|which|if|"
                  r"so|then)\b))")
+# "b: 384 gpus @ 2.40, 12 days": a bare amount after "@" or "at" in a quote's part, followed
+# by no unit, is its price.
+_AT_PRICE = rx(r"(?:@|\bat)\s?\$?(?P<n>\d+(?:\.\d+)?)(?!\.?\d|\s?(?:%|[a-z]))")
 # "$3.20 per GPU" beside prices per GPU-hour, in a comparison, is per GPU-hour too.
 
 
@@ -216,7 +228,7 @@ def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
         end = markers[i + 1].start() if i + 1 < len(markers) else len(w.lower)
         if any(m.end() <= x.start < end for x in taken):
             continue
-        hit = _BARE_PRICE.match(w.unread, m.end())
+        hit = _BARE_PRICE.match(w.unread, m.end()) or _AT_PRICE.search(w.unread, m.end(), end)
         if hit is not None:
             found.append(Quantity("price", float(hit.group("n")), hit.start("n"), hit.end("n"),
                                   w.lower[hit.start("n"):hit.end("n")]))
