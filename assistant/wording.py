@@ -393,9 +393,11 @@ def normalize(text: str) -> tuple[str, str]:
     # with zeros to the word's length so positions still line up ("two" -> "002").
     lower = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[m.group(1)]).rjust(len(m.group(1)), "0"),
                             lower)
+    lower = _ONE_PER_SERVER.sub("001", lower)  # "one gpu per node" counts GPUs node by node
     return text, lower
 
 
+_ONE_PER_SERVER = re.compile(rf"\bone(?=\s{GPU}\s(?:per|each|in\seach|/)\s?{SERVER})", re.ASCII)
 _WORD_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
                          rf"(?=\s(?:[a-z0-9-]+\s){{0,2}}(?:{GPU}|{SERVER}\b|(?:links?|nics?|ports?)\b))",
                          re.ASCII)

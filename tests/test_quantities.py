@@ -578,6 +578,11 @@ VISITOR_QUESTIONS = [
      {"quotes": [{"name": "a", "price_per_gpu_hour": 1.99, "hours": 240.0, "gpus": 512},
                  {"name": "b", "price_per_gpu_hour": 2.4, "hours": 288.0, "gpus": 384},
                  {"name": "c", "price_per_gpu_hour": 2.15, "hours": 120.0, "gpus": 1024}]}, {}),
+    # "one gpu per node" counts GPUs node by node
+    ("4 nodes with 100 gbps ethernet each, one gpu per node, 2 gb buffer, 20us per-step "
+     "latency. ring allreduce time (ms) and bus bandwidth?",
+     "allreduce_time", {"buffer_gb": 2.0, "link_gbps": 100.0, "latency_us": 20.0, "gpus": 4},
+     {}),
 ]
 
 
