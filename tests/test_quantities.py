@@ -583,6 +583,13 @@ VISITOR_QUESTIONS = [
      "latency. ring allreduce time (ms) and bus bandwidth?",
      "allreduce_time", {"buffer_gb": 2.0, "link_gbps": 100.0, "latency_us": 20.0, "gpus": 4},
      {}),
+    # "what would the monthly bill be for 5b tokens"
+    ("serving a 70b on 8 gpus w/ tensor parallel, the whole group does 2400 tok/s, "
+     "$3.20/gpu-hr, about 50% util. cost per 1M tokens, and what would the monthly bill be "
+     "for 5b tokens?",
+     "serving_cost", {"price_per_gpu_hour": 3.2, "tokens_per_second": 2400.0,
+                      "utilization": 0.5, "gpus": 8, "monthly_tokens": 5e9},
+     {"monthly_cost": 5e9 / 1e6 * 25.6 / (2400 * 3600 * 0.5) * 1e6}),
 ]
 
 

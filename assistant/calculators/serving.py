@@ -208,7 +208,7 @@ RULES = (
          fraction_handler("utilization")),
     # "the monthly bill for 5 billion tokens", "monthly cost at 2b tokens"
     Rule(23, rx(rf"\b(?:monthly|a\smonth(?:ly)?|per\smonth)\s(?:bill|cost|spend|total)?\s?"
-                rf"(?:for|of|at|with)\s{num('n')}(?P<sc>{SCALE})?\s?(?:tokens?|toks?)\b"),
+                rf"(?:(?:would\s|will\s)?(?:be|is)\s)?(?:for|of|at|with)\s{num('n')}(?P<sc>{SCALE})?\s?(?:tokens?|toks?)\b"),
          _monthly_tokens),
     # "about half utilized", "fully busy": a share said in words
     Rule(36, rx(r"\b(?P<w>half|fully)\s(?:utili[sz]ed|busy|loaded)\b"),
