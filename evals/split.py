@@ -115,7 +115,10 @@ new pools were written blind at the start of the session by helpers who read onl
 and were told to write no other file (pages dealt anew with seed 20261204; ids v14a/v14b/v14c,
 84 + 85 + 84; calculator questions c14, 42), and became the sealed test split whole (295
 questions, 94 of them yes/no, 18 to be declined, 32 follow-ups), committed before any work
-was measured on it.
+was measured on it. It was scored once, at the end of that session's work (commit b7fad38;
+figures in the README and the closing note of issue 22), so it is spent: the next piece of
+work appends it to dev and writes a fresh split. Its three wrong words and seven calculator
+misses were fixed after the scoring; dev's gate will hold them there.
 """
 
 from __future__ import annotations
