@@ -183,10 +183,15 @@ def rule_choices(draft: Draft, pool: list[Candidate]
 
 
 def authored_depends(faq: FAQMatch | None) -> bool:
-    """True if the answer of the FAQ matched to the question opens with "It depends"."""
-    return (faq is not None and bool(faq.sentences) and faq.same_qualifiers
-            and bool(POLAR_OPENING.match(faq.sentences[0].text))
-            and not YES_NO_OPENING.match(faq.sentences[0].text))
+    """True if the answer of the FAQ matched to the question opens with "It depends", or,
+    asked near word for word, with no Yes or No at all: "Is NVLink expensive?" is answered
+    "NVLink is not bought on its own ...", which no reading may turn into a No."""
+    if faq is None or not faq.sentences or not faq.same_qualifiers:
+        return False
+    first = faq.sentences[0].text
+    if POLAR_OPENING.match(first):
+        return not YES_NO_OPENING.match(first)
+    return faq.similarity >= AUTHORED_PLAIN_AT
 
 
 def against_faq(faq: FAQMatch | None, settled: Verdict) -> bool:
@@ -303,6 +308,8 @@ def compose_answer(draft: Draft) -> Answer:
                   note=note, polarity=how)
 
 
+#: An FAQ asked this closely whose answer opens with no Yes or No lends none to any reading.
+AUTHORED_PLAIN_AT = 0.9
 #: An FAQ question this similar to the message is the question asked word for word.
 VERBATIM_AT = 0.98
 #: Candidates the learned model scores (the pool's best by similarity score).

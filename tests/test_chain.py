@@ -453,3 +453,11 @@ def test_an_faq_asked_word_for_word_leads_with_its_own_answer(bot):
     assert bot.ask("How fast is NVLink on H100 and on Blackwell?").text.startswith(
         "NVLink 4 on an H100 SXM GPU gives 900 GB/s")
     assert bot.ask("Does NVLink matter for LLM inference?").text.startswith("It depends: ")
+
+
+def test_an_faq_answered_without_yes_or_no_lends_no_word_to_a_reading(bot):
+    # "Is NVLink expensive?" is answered "NVLink is not bought on its own: ...", whose "not"
+    # a denial reading had turned into "No: ..."
+    for question, page in (("is nvlink expensive?", None), ("is it expensive?", "nvlink")):
+        answer = bot.ask(question, page=page)
+        assert answer.text.startswith("NVLink is not bought on its own"), answer.text
