@@ -222,8 +222,10 @@ _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|
 _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.I)) for a, b in (
     (r"special\w*|dedicated|custom|proprietary|purpose-built",
      r"standard|normal|ordinary|regular|commodity|generic|plain|off-the-shelf|any"),
-    # "will it be bottlenecked?" asks the opposite of "is Gen4 enough?", "can it reach 400G?"
-    (r"enough|sufficient|adequate|keep\s+up|reach|full\s+(speed|rate|bandwidth)",
+    # "will it be bottlenecked?" asks the opposite of "is Gen4 enough?", "can it reach 400G?",
+    # "will it hit line rate?"
+    (r"enough|sufficient|adequate|keep\s+up|reach|full\s+(speed|rate|bandwidth)|"
+     r"line[\s-]+rate|hit\s+\d+\s*g",
      r"bottleneck\w*|insufficient|too\s+(slow|small|little)|hold\w*\s+(it\s+)?back"),
     # "can srd packets show up out of order?" asks the opposite of "does SRD deliver in order?"
     (r"in[\s-]+order|ordered", r"out[\s-]+of[\s-]+order|reorder\w*|unordered"),
