@@ -119,6 +119,15 @@ was measured on it. It was scored once, at the end of that session's work (commi
 figures in the README and the closing note of issue 22), so it is spent: the next piece of
 work appends it to dev and writes a fresh split. Its three wrong words and seven calculator
 misses were fixed after the scoring; dev's gate will hold them there.
+
+Fourteenth round, 2026-11-27 (the next session): the thirteenth round's test split (295,
+spent) was appended to dev (3,745 questions; dev wrong polarity 0 after one framing fix,
+golden above its floors). Four new pools were written blind at the start of the session by
+helpers who read only `corpus/` and were told to write no other file (one wrote a generator
+script under /tmp and deleted it; its output is its own questions): pages dealt anew with
+seed 20261205; ids v15a/v15b/v15c, 84 each; calculator questions c15, 42. They became the
+sealed test split whole (294 questions, 97 of them yes/no, 18 to be declined, 32
+follow-ups), committed before any work was measured on it.
 """
 
 from __future__ import annotations
