@@ -268,6 +268,18 @@ def turned_alike(question: str, other: str) -> bool:
     return turning_words(question) == turning_words(other) and framed_alike(question, other)
 
 
+#: A question of identity or kind ("is X the same as Y?", "is X a kind of Y?"): its Yes or No
+#: says what a thing is, not what it can do ("Is a rail-optimized network the same as a
+#: fat-tree?" does not answer "can we get rid of the spine if we go rail optimized?").
+_IDENTITY = re.compile(r"\b(same|identical|differen\w*|(?:a|one)\s+(?:kind|type|form|flavou?r|"
+                       r"version|variant)\s+of|just\s+(?:a|an)\b|another\s+name)\b", re.I)
+
+
+def asks_identity(text: str) -> bool:
+    """True if a question asks what a thing is (the same as, a kind of, different from)."""
+    return bool(_IDENTITY.search(text))
+
+
 def framed_alike(question: str, other: str) -> bool:
     """True unless one text has a word of one framing ("special") and the other its
     opposite ("standard") alone."""

@@ -14,6 +14,7 @@ from .polarity import (
     POINTS_BACK,
     POLAR_OPENING,
     YES_NO_OPENING,
+    asks_identity,
     explain,
     judged_words,
     mistake_qualifiers,
@@ -378,7 +379,8 @@ def led_by_faq(draft: Draft, sentence: Chunk) -> bool:
         return False
     q = draft.question
     if not (turned_alike(q, question) and judged_words(q) == judged_words(question)
-            and same_qualifiers(q, question) and same_qualifiers(question, q)):
+            and same_qualifiers(q, question) and same_qualifiers(question, q)
+            and asks_identity(q) == asks_identity(question)):
         return False
     # ...of the same thing: "Does NVLink Fusion make NVLink an open standard?" leads an
     # answer to "can third party cpus hook into nvlink?", but its No is of "open standard"

@@ -221,3 +221,25 @@ def test_a_negated_auxiliary_does_not_turn_a_question_round(question, faq, alike
     from assistant.polarity import turned_alike
 
     assert turned_alike(question, faq) is alike
+
+
+@pytest.mark.parametrize("question, identity", [
+    ("Is a rail-optimized network the same as a fat-tree?", True),
+    ("is roce just another name for infiniband", True),
+    ("Is PFC a form of congestion control?", True),
+    ("how is nvlink different from pcie?", True),
+    ("if we go rail optimized can we get rid of the spine", False),
+    ("does pfc slow each sender down?", False),
+])
+def test_a_question_of_identity_is_told_from_one_of_capability(question, identity):
+    from assistant.polarity import asks_identity
+
+    assert asks_identity(question) is identity
+
+
+def test_will_it_hit_line_rate_is_framed_against_will_it_be_bottlenecked():
+    from assistant.polarity import framed_alike
+
+    assert not framed_alike("will a 400g connectx-7 in a pcie gen4 x16 slot be bottlenecked?",
+                            "will a 400g connectx 7 in a pcie gen4 x16 slot hit line rate")
+    assert framed_alike("will it hit line rate", "can it reach line rate")
