@@ -15,7 +15,14 @@ from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
 from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase
-from .polarity import POLAR_OPENING, YES_NO_OPENING, judged_words, opening, without_opening
+from .polarity import (
+    POLAR_OPENING,
+    YES_NO_OPENING,
+    asks_identity,
+    judged_words,
+    opening,
+    without_opening,
+)
 from .staff import SUPPORT_NOTE
 from .text import stands_alone
 from .verdict import Verdict, asks_of_other_terms, reading, settle, turns_away
@@ -213,6 +220,10 @@ def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
     near = polar_neighbour(draft)
     if near is None and draft.learning is not None:
         near = draft.learning.polar_faq(draft)
+    # what a thing is ("Is InfiniBand the same thing as Ethernet?") does not say what it
+    # does ("is infiniband faster than ethernet?")
+    if near is not None and asks_identity(near.question) != asks_identity(draft.question):
+        return None
     return near
 
 

@@ -10,7 +10,14 @@ from .corpus import Chunk
 from .draft import Draft, coverage
 from .index import STAFF_MARK
 from .intent import Intent, classify
-from .polarity import POINTS_BACK, qualifiers, same_qualifiers, turned_alike, turning_words
+from .polarity import (
+    POINTS_BACK,
+    asks_identity,
+    qualifiers,
+    same_qualifiers,
+    turned_alike,
+    turning_words,
+)
 from .text import stands_alone
 from .words import model_fit, models, residual_words, stems_of
 
@@ -129,8 +136,11 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # vs ecn, are *they* the same?" points at its own two terms).
             elsewhere = (len(draft.terms) < 2 and _POINTS_TO_MANY.search(draft.question)
                          and not _POINTS_TO_MANY.search(question.text))
+            # ... and of the same relation: "Is InfiniBand the same thing as Ethernet?" does
+            # not say whether InfiniBand is faster than Ethernet
             alike = (same_qualifiers(draft.question, question.text) and not hedged
-                     and turned_alike(draft.question, question.text) and not elsewhere)
+                     and turned_alike(draft.question, question.text) and not elsewhere
+                     and asks_identity(draft.question) == asks_identity(question.text))
             return _match(question, sim, sentences, alike)
     return None
 

@@ -273,8 +273,10 @@ def turned_alike(question: str, other: str) -> bool:
 #: A question of identity or kind ("is X the same as Y?", "is X a kind of Y?"): its Yes or No
 #: says what a thing is, not what it can do ("Is a rail-optimized network the same as a
 #: fat-tree?" does not answer "can we get rid of the spine if we go rail optimized?").
-_IDENTITY = re.compile(r"\b(same|identical|differen\w*|(?:a|one)\s+(?:kind|type|form|flavou?r|"
-                       r"version|variant)\s+of|just\s+(?:a|an)\b|another\s+name)\b", re.I)
+_IDENTITY = re.compile(r"\b(same\s+(?:thing|as|tech\w*)|same\b(?=\W*(?:$|\?|,|right|or))|"
+                       r"identical|differen\w*|(?:a|one)\s+(?:kind|type|form|flavou?r|version|"
+                       r"variant)\s+of|just\s+(?:a|an)\b|(?:new|another|other|different)\s+"
+                       r"name|renam\w*|rebrand\w*)\b", re.I)
 
 
 def asks_identity(text: str) -> bool:

@@ -243,3 +243,16 @@ def test_will_it_hit_line_rate_is_framed_against_will_it_be_bottlenecked():
     assert not framed_alike("will a 400g connectx-7 in a pcie gen4 x16 slot be bottlenecked?",
                             "will a 400g connectx 7 in a pcie gen4 x16 slot hit line rate")
     assert framed_alike("will it hit line rate", "can it reach line rate")
+
+
+@pytest.mark.parametrize("question, identity", [
+    ("is gpudirect storage just gpudirect rdma with a new name", True),
+    ("leaf-spine and clos, same thing?", True),
+    ("are rocev2 and iwarp the same?", True),
+    ("can we mix connectx-7 and connectx-8 nodes in the same fabric?", False),
+    ("is infiniband faster than ethernet these days?", False),
+])
+def test_same_asks_identity_only_of_the_things_compared(question, identity):
+    from assistant.polarity import asks_identity
+
+    assert asks_identity(question) is identity
