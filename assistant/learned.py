@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .features import QUESTION_CUES, SENTENCE_FEATURES, Idf, question_cues, sentence_features
 from .rerank import LABELLED, RERANKER_VERSION, Reranker, cache_key, labelled_items
-from .stance import STANCE_TREES, stance_rows
 from .trees import SENTENCE_TREES, Trees
 
 if TYPE_CHECKING:
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "17"
+LEARNED_VERSION = "16"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -96,10 +95,6 @@ class Learning(Protocol):
         """True if a first message is closer to a labelled out-of-scope question than to
         the corpus (`relevance`: how close the corpus comes)."""
 
-    def stance(self, draft: Draft, sentence: Chunk) -> str | None:
-        """"yes" or "no" when the sentence says it to the yes/no question and a labelled
-        neighbour agrees (None: no opinion)."""
-
 
 class NoLearning:
     """The rule path only: every learned part keeps the rules' order (a fake for tests)."""
@@ -129,10 +124,6 @@ class NoLearning:
         """No opinion: the relevance floor alone judges scope."""
         return False
 
-    def stance(self, draft: Draft, sentence: Chunk) -> str | None:
-        """No opinion: the rules' readings alone."""
-        return None
-
 
 @dataclass(frozen=True)
 class Linear:
@@ -155,12 +146,11 @@ class Learned:
     def __init__(self, pages: Reranker | None = None, kind: Linear | None = None,
                  sentences: Trees | None = None, idf: Idf | None = None,
                  faq_questions: Any = None, pairs: Trees | None = None,
-                 order: Trees | None = None, stance: Trees | None = None):
+                 order: Trees | None = None):
         self.pages, self.kind, self.sentences, self.idf = pages, kind, sentences, idf
         self._faq_questions = faq_questions
         self.pairs = pairs
         self.order = order  # LambdaRank trees: which candidate goes first (None: by proba)
-        self.stance_trees = stance  # stance.py: Yes or No from a sentence (None: no opinion)
         #: per labelled question (normalised words), the sentences of its pages that hold one
         #: of its key facts: a new question's labelled neighbours say which sentences answered
         self.answered: dict[str, frozenset[str]] = {}
@@ -242,25 +232,6 @@ class Learned:
 
         return word, self.answered.get(_norm(text), frozenset())
 
-    def stance(self, draft: Draft, sentence: Chunk) -> str | None:
-        """"yes" or "no" when the stance trees are STANCE_AT sure the sentence says it to the
-        question and the nearest labelled yes/no question (STANCE_NEAR similar or more) was
-        answered the same word (stance.py)."""
-        from .stance import STANCE_AT, STANCE_NEAR, stance_of
-
-        if self.stance_trees is None or self.pages is None or not self.polar:
-            return None
-        memory = self.pages.memory
-        near = next(((self.polar[memory.texts[i]][0], sim) for i, sim in memory.neighbours(
-            draft.retrieval.vector, draft.retrieval.query) if memory.texts[i] in self.polar),
-            None)
-        if near is None or near[1] < STANCE_NEAR:
-            return None
-        p = stance_of(self.stance_trees, draft.question, sentence, draft.retriever,
-                      draft.retrieval.vector)
-        word = "yes" if p >= STANCE_AT else "no" if p <= 1 - STANCE_AT else None
-        return word if word == near[0] else None
-
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """The FAQ entry the pair model says asks this yes/no question, or None."""
         from .faq import learned_neighbour
@@ -310,16 +281,12 @@ class Learned:
             data["pairs"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
                 else None
             data["declined"] = declined_vectors(assistant, files)
-            rows, labels = stance_rows(assistant, files)
-            data["stance"] = Trees.fit(rows, labels, shape=STANCE_TREES).to_json() \
-                if len(set(labels)) > 1 else None
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data))
         learned.kind = Linear(**data["kind"])
         learned.sentences = Trees.from_json(data["sentences"]) if data["sentences"] else None
         learned.pairs = Trees.from_json(data["pairs"]) if data.get("pairs") else None
         learned.order = Trees.from_json(data["order"]) if data.get("order") else None
-        learned.stance_trees = Trees.from_json(data["stance"]) if data.get("stance") else None
         learned.answered = {k: frozenset(v) for k, v in (data.get("answered") or {}).items()}
         learned.polar = {k: (v[0], v[1]) for k, v in (data.get("polar") or {}).items()}
         learned.declined = _unit_rows(data.get("declined") or [])

@@ -44,8 +44,6 @@ _BYTES = re.compile(r"\b(\d+)\s*(?:GB/s|GBps|GByte/s)")  # bytes, not bits: a ca
 _SPELLED = {"generation": "gen", "version": "v", "zero": "stage"}
 #: A variant word makes another product of a qualified name: "A3 Mega" is not "A3 Ultra".
 _VARIANT = re.compile(r"\b([a-z]+\d+[a-z\d]*)[\s-]+(mega|ultra|max|pro|plus|mini|super)\b")
-#: Public names for the readings elsewhere (stance.py's features, verdict.stood).
-MISTAKE, NEGATION, ONLY = _MISTAKE, _NEGATION, _ONLY
 _CLAUSES = re.compile(r"[;,:]\s+|\s+(?:but|while|whereas|although|so|because)\s+", re.I)
 
 #: Share of the question's content words a sentence or clause must name for each reading

@@ -11,7 +11,6 @@ from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, n
 from .faq import HEDGED
 from .polarity import (
     ALTERNATIVE,
-    MISTAKE,
     POINTS_BACK,
     POLAR_OPENING,
     YES_NO_OPENING,
@@ -420,22 +419,7 @@ def reading(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, float
     settled = settled or learned_denial(draft, ranked) or remembered(draft, ranked)
     if settled is None and ranked and led_by_faq(draft, ranked[0][0]):
         return Verdict("", ranked[0][0], "faq-led")
-    return settled or stood(draft, ranked)
-
-
-def stood(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
-    """The learned stance of the sentence the ranker leads with (learned.Learned.stance),
-    for a first message, when the sentence has no Yes, No or "It depends" of its own."""
-    if draft.learning is None or draft.conversation or not ranked:
-        return None
-    lead = ranked[0][0]
-    if POLAR_OPENING.match(lead.text) or (not MISTAKE_SAYS_NO and MISTAKE.search(lead.text)):
-        return None  # a named mistake says No to its claim, not always to the question
-    if turning_words(draft.question):
-        return None  # "..., not just the flow causing it, right?": the stance of a turned
-        # question was wrong held out where the plain one's was not
-    word = draft.learning.stance(draft, lead)
-    return Verdict(word.capitalize(), lead, "stance") if word else None
+    return settled
 
 
 def learned_denial(draft: Draft, ranked: list[tuple[Chunk, float]]) -> Verdict | None:
