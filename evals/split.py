@@ -127,7 +127,10 @@ helpers who read only `corpus/` and were told to write no other file (one wrote 
 script under /tmp and deleted it; its output is its own questions): pages dealt anew with
 seed 20261205; ids v15a/v15b/v15c, 84 each; calculator questions c15, 42. They became the
 sealed test split whole (294 questions, 97 of them yes/no, 18 to be declined, 32
-follow-ups), committed before any work was measured on it.
+follow-ups), committed before any work was measured on it. It was scored once, at the end
+of that session's work (commit c12425b; figures in the README and the closing note of issue
+22); its one wrong word came from a learned stance reading that was then reverted
+(f5811b1). It is spent: the next piece of work appends it to dev and writes a fresh split.
 """
 
 from __future__ import annotations
