@@ -122,7 +122,7 @@ _RATE_OTHER = (r"\s?(?:/|per|an?|each|every)\s?(?:1m|1k|million|thousand|m|k|mto
                r"requests?|queries|query|users?|seats?|tb|gb)\b")
 _PRICE_CONTEXT = re.compile(
     r"(?:\bat|@|\bprice[ds]?(?:\s(?:of|is|at))?|\brate(?:\s(?:of|is))?|\bcharges?|"
-    r"\bcharging|:|=|"
+    r"\bcharging|\bcosts?|\bcosting|\bpays?|\bpaying|:|=|"
     # "if a GPU-hour is $2", "a GPU hour costs $2", "GPU-hours go for $2"
     r"\b(?:gpu|h100|h200|h800|a100|b200|gb200|card|chip|accelerator)s?[\s-]?(?:hours?|hrs?|h)"
     r"\s(?:is|are|costs?|runs?|goes\sfor|go\sfor|will\sbe|would\sbe|is\spriced\sat))"
@@ -345,8 +345,8 @@ CORE_RULES: tuple[Rule, ...] = (
                 rf"a\spiece|(?:per|a|an|/)\s?{GPU_OR_CARD}\b)"), _at_each),
     Rule(50, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?{GPU_OR_CARD}[\s-]?{_HOUR}"),
          consume("gpu_hours")),
-    Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?(?:of|with|x|×|"
-                rf"\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
+    Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?"
+                rf"(?:of|with|w/|x|×|\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
          _nodes_times_gpus),
     # "8 servers, one gpu each": as many GPUs as servers
     Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?),?\s(?:with\s)?(?:one|a|"

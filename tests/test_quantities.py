@@ -590,6 +590,18 @@ VISITOR_QUESTIONS = [
      "serving_cost", {"price_per_gpu_hour": 3.2, "tokens_per_second": 2400.0,
                       "utilization": 0.5, "gpus": 8, "monthly_tokens": 5e9},
      {"monthly_cost": 5e9 / 1e6 * 25.6 / (2400 * 3600 * 0.5) * 1e6}),
+    # the fourteenth round's misses: "nodes w/ 8 gpus each", "util is 45%", "costs 2/hr"
+    ("16 nodes w/ 8 gpus each for a month, provider charges 2.85/hr per gpu. total cost?",
+     "gpu_hour_cost", {"gpus": 128, "price_per_gpu_hour": 2.85, "hours": 730.0},
+     {"total_cost": 266304.0}),
+    ("cheap cloud at 1.65/hr, model does 1500 tok/s per gpu, realistic util is 45%. "
+     "per-million-token cost?",
+     "serving_cost", {"price_per_gpu_hour": 1.65, "tokens_per_second": 1500.0,
+                      "utilization": 0.45}, {}),
+    ("if a gpu costs 2/hr and does 2500 tok/s but we only keep it 35% busy whats the cost per "
+     "million tokns",
+     "serving_cost", {"price_per_gpu_hour": 2.0, "tokens_per_second": 2500.0,
+                      "utilization": 0.35}, {}),
 ]
 
 
