@@ -130,7 +130,14 @@ sealed test split whole (294 questions, 97 of them yes/no, 18 to be declined, 32
 follow-ups), committed before any work was measured on it. It was scored once, at the end
 of that session's work (commit c12425b; figures in the README and the closing note of issue
 22); its one wrong word came from a learned stance reading that was then reverted
-(f5811b1). It is spent: the next piece of work appends it to dev and writes a fresh split.
+(f5811b1). It is spent, and was appended to dev the same session (4,039 questions), after
+its three calculator misses were fixed.
+
+Fifteenth round, the same session: four new pools were written blind by helpers who read only
+`corpus/` and were told to write no other file, not even scratch files (pages dealt anew with
+seed 20261206; ids v16a/v16b/v16c, 84 each; calculator questions c16, 42), and became the
+sealed test split whole (294 questions, 97 of them yes/no, 18 to be declined, 30 follow-ups),
+committed before any of the session's later work was measured on it.
 """
 
 from __future__ import annotations
