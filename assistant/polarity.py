@@ -215,7 +215,7 @@ _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|
                     r"only|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
                     r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
                     r"counterpart|substitute|competitor|rival|none|nothing|zero(?![\s-]*\d)|"
-                    r"manual\w*|automatic\w*)\b", re.I)
+                    r"manual\w*|automatic\w*|default\w*)\b", re.I)
 
 #: Words of opposite framing: "will *normal* switches work for RoCE?" asks the opposite of "does
 #: RoCE need *special* switches?", although neither has a turning word the other lacks.
