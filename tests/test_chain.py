@@ -465,3 +465,18 @@ def test_an_faq_answered_without_yes_or_no_lends_no_word_to_a_reading(bot):
     for question, page in (("is nvlink expensive?", None), ("is it expensive?", "nvlink")):
         answer = bot.ask(question, page=page)
         assert answer.text.startswith("NVLink is not bought on its own"), answer.text
+
+
+@pytest.mark.parametrize("question, slug", [
+    ("what is roce?", "roce"), ("whats rdma", "rdma"), ("what is a fat tree", "fat-tree")])
+def test_a_bare_definition_opens_on_the_terms_own_page(bot, question, slug):
+    turn = bot.turn(question, [], None)
+    assert turn.retrieval.hits[0].slug == slug
+    assert bot.ask(question).citations[0].slug == slug
+
+
+def test_a_question_with_more_than_the_term_keeps_the_learned_order(bot):
+    from assistant.chain import _defined_first
+
+    turn = bot.turn("what is the catch with roce operationally?", [], None)
+    assert _defined_first(turn.retrieval, turn.question, bot.retriever) is turn.retrieval
