@@ -33,6 +33,7 @@ from .inputs import Message, clean_history, clean_text
 from .intent import Intent, Shape, classify, negated
 from .leads import lead_sentence
 from .learned import YES_NO_AT, NoLearning
+from .rerank import defined_first
 from .scope import in_scope
 from .text import MARKER, numbers_in
 
@@ -63,33 +64,6 @@ class Question:
     terms: list[str]  # slugs named in the question
     subject: str | None  # what the question is about: a named term, or the previous one
     compare: list[str]  # the two slugs of an "X vs Y" question, else empty
-
-
-def _defined_first(retrieval: Retrieval, q: Question, retriever: Retriever) -> Retrieval:
-    """A bare "what is X?" naming one glossary term and nothing else opens on X's glossary
-    page, whatever the learned order says: labelled neighbours such as "whats the catch with
-    roce operationally" (a lesson) had put a lesson before RoCE's own page."""
-    from dataclasses import replace
-
-    from .words import residual_words
-
-    if len(q.terms) != 1 or q.history or len(retrieval.hits) < 2 or re.search(r"\d", q.text):
-        return retrieval
-    slug = q.terms[0]
-    at = next((i for i, h in enumerate(retrieval.hits) if h.slug == slug), None)
-    if not at or retrieval.hits[at].kind != "glossary" \
-            or classify(q.text).intent is not Intent.DEFINITION \
-            or residual_words(q.text, retriever):
-        return retrieval
-    # ...by the term's own name, not by an alias naming a part of it ("PFC watchdog")
-    page = retriever.corpus.pages[slug]
-    names = {page.title, slug, *(a for a in page.aliases if " " not in a.strip())}
-    plain = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names}
-    if any(re.sub(r"[^a-z0-9]", "", m.said.lower()) not in plain
-           for m in retriever.terms.find(q.text)):
-        return retrieval
-    return replace(retrieval, hits=[retrieval.hits[at], *retrieval.hits[:at],
-                                    *retrieval.hits[at + 1:]])
 
 
 @dataclass
@@ -362,7 +336,8 @@ class Assistant:
         k = max(self.settings.top_k, 5)
         retrieval = self.retriever.retrieve(query, k=k, page=q.page, subjects=subjects)
         t0 = time.perf_counter()
-        retrieval = _defined_first(self.learning.rank_pages(retrieval), q, self.retriever)
+        retrieval = defined_first(self.learning.rank_pages(retrieval), q.text, q.terms,
+                                  bool(q.history), self.retriever)
         retrieval.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
         timings.update(retrieval.timings_ms)
         return retrieval

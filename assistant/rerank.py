@@ -268,3 +268,29 @@ def cache_key(assistant: Assistant, files: tuple[Path, ...], name: str, version:
     digest.update(assistant.settings.embedding_backend.encode())
     digest.update(assistant.settings.retriever.encode())
     return Path(assistant.settings.data_dir) / "learned" / f"{name}-{digest.hexdigest()[:16]}.json"
+
+
+def defined_first(retrieval: Retrieval, text: str, terms: list[str], follow_up: bool,
+                  retriever: Any) -> Retrieval:
+    """A bare "what is X?" naming one glossary term by its own name and nothing else opens on
+    X's glossary page, whatever the learned order says: labelled neighbours such as "whats
+    the catch with roce operationally" (a lesson) had put a lesson before RoCE's own page.
+    An alias naming a part of the term ("PFC watchdog") or a number keeps the order."""
+    from .intent import Intent, classify
+    from .words import residual_words
+
+    if len(terms) != 1 or follow_up or len(retrieval.hits) < 2 or re.search(r"\d", text):
+        return retrieval
+    slug = terms[0]
+    at = next((i for i, h in enumerate(retrieval.hits) if h.slug == slug), None)
+    if not at or retrieval.hits[at].kind != "glossary" \
+            or classify(text).intent is not Intent.DEFINITION or residual_words(text, retriever):
+        return retrieval
+    page = retriever.corpus.pages[slug]
+    names = {page.title, slug, *(a for a in page.aliases if " " not in a.strip())}
+    plain = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in names}
+    if any(re.sub(r"[^a-z0-9]", "", m.said.lower()) not in plain
+           for m in retriever.terms.find(text)):
+        return retrieval
+    return replace(retrieval, hits=[retrieval.hits[at], *retrieval.hits[:at],
+                                    *retrieval.hits[at + 1:]])

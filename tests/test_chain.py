@@ -292,10 +292,11 @@ def test_no_word_borrowed_from_an_answer_to_something_else(bot, question, wrong)
 
 
 def test_a_question_asked_as_a_labelled_one_takes_its_word_with_its_answer(bot):
-    # dev labels "if i set mtu 9000 do my roce packets carry 9000 bytes of payload?" No
-    answer = bot.ask("if i set an mtu of 9000 do my roce packets carry 9000 bytes of payload?")
+    # dev labels "can i train a 7b model on 80gb gpus with plain ddp" No (the MTU question
+    # this test used to ask now has an FAQ of its own, which answers it first)
+    answer = bot.ask("can we train a 7b model on 80 gb gpus with plain ddp?")
     assert answer.text.startswith("No") and answer.polarity == "remembered"
-    assert "4096" in answer.text.split("[1]")[0]
+    assert "112 GB" in answer.text.split("[1]")[0]
 
 
 def test_a_labelled_word_is_not_lent_to_a_question_judged_otherwise(bot):
@@ -432,11 +433,11 @@ def test_a_that_in_a_first_message_points_into_it_not_at_a_conversation(bot):
 
 
 def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
-    # The lead is the answer to "Do I need PFC on InfiniBand?", which no FAQ match took: the
-    # ranker leads with it and it asks the same (faq-led), or it denies what is asked
+    # The lead is the answer to "Do I need PFC on InfiniBand?": the FAQ match takes it, or
+    # the ranker leads with it and it asks the same (faq-led), or it denies what is asked
     answer = bot.ask("do i need pfc on an infiniband cluster?")
     assert answer.text.startswith("No, InfiniBand does not use PFC")
-    assert answer.polarity in ("denies", "faq-led")
+    assert answer.polarity in ("faq", "denies", "faq-led")
     # ...but an "It depends" of another FAQ lends no No, though its clause denies
     answer = bot.ask("can nvlink connect two regular hgx servers together?")
     assert not answer.text.startswith("No") and answer.polarity != "denies"
@@ -476,7 +477,8 @@ def test_a_bare_definition_opens_on_the_terms_own_page(bot, question, slug):
 
 
 def test_a_question_with_more_than_the_term_keeps_the_learned_order(bot):
-    from assistant.chain import _defined_first
+    from assistant.rerank import defined_first
 
     turn = bot.turn("what is the catch with roce operationally?", [], None)
-    assert _defined_first(turn.retrieval, turn.question, bot.retriever) is turn.retrieval
+    q = turn.question
+    assert defined_first(turn.retrieval, q.text, q.terms, False, bot.retriever) is turn.retrieval
