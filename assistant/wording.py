@@ -348,6 +348,9 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?"
                 rf"(?:of|with|w/|x|×|\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
          _nodes_times_gpus),
+    # "2 8-gpu boxes", "4 x 8-gpu servers": servers counted, each of so many GPUs
+    Rule(51, rx(rf"{num('n')}\s(?:x\s|×\s)?{num('g')}[\s-]?{GPU}\s?(?:boxes|box|servers?|nodes?|"
+                r"machines?|hosts?)\b"), _nodes_times_gpus),
     # "8 servers, one gpu each": as many GPUs as servers
     Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?),?\s(?:with\s)?(?:one|a|"
                 rf"a\ssingle|1)\s{GPU}\s?(?:each|apiece|per\s(?:node|server|machine|host))\b"),

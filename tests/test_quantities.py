@@ -602,6 +602,25 @@ VISITOR_QUESTIONS = [
      "million tokns",
      "serving_cost", {"price_per_gpu_hour": 2.0, "tokens_per_second": 2500.0,
                       "utilization": 0.35}, {}),
+    # the fifteenth round's misses: "2 8-gpu boxes", "add 10% for network slowdown",
+    # "utilizaton ~40%", "64 b200 servers at 14.3kw each"
+    ("small finetune, need 2 8-gpu boxes for 36 hrs, price is 2.10/gpu/hr. how much is that "
+     "roughly", "gpu_hour_cost", {"gpus": 16, "price_per_gpu_hour": 2.1, "hours": 36.0},
+     {"total_cost": 1209.6}),
+    ("70b params, 1.4T tokens, 1024 h100 (989 tflops dense bf16), mfu around 35%, price "
+     "3.10/hr. add 10% for network slowdown. what's the bill and what does the slowdown add",
+     "training_cost", {"gpus": 1024, "price_per_gpu_hour": 3.1, "parameters": 70e9,
+                       "tokens": 1.4e12, "peak_tflops_per_gpu": 989.0, "mfu": 0.35,
+                       "slowdown_pct": 10.0}, {}),
+    ("after batching we get 4k tok/s per gpu. gpu is $2.20/hr, utilizaton ~40%, traffic 20B "
+     "tokens/mo. whats the per million cost and the monthly bill",
+     "serving_cost", {"price_per_gpu_hour": 2.2, "tokens_per_second": 4000.0,
+                      "utilization": 0.4, "monthly_tokens": 20e9}, {}),
+    ("64 b200 servers at 14.3kw each, pue 1.3, electricity 11 cents/kwh. the training run is "
+     "2000 hours, what's the energy cost",
+     "power_cost", {"gpus": 512, "gpus_per_server": 8, "watts_per_server": 14300.0,
+                    "pue": 1.3, "price_per_kwh": 0.11, "hours": 2000.0},
+     {"total_cost": 261747.2}),
 ]
 
 

@@ -286,7 +286,9 @@ RULES = (
                 r"systems?|machines?|chassis)\b"), consume("gpus_per_node")),
     # "32 dgx h100s": servers counted by their model name alone
     Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s\b"), consume("nodes")),
-    Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|[a-z]*\d[a-z0-9-]*)\s){{1,3}}"
+    # ("2 8-gpu boxes" counts GPUs: wording.py's rule reads it)
+    Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|(?!\d+[\s-]?gpus?\b)[a-z]*\d[a-z0-9-]*)"
+                r"\s){1,3}"
                 r"(?:servers?|nodes?|racks?|systems?|boxes)\b"
                 rf"(?!,?\s?(?:of\s|with\s)?\d+\s?{GPU}(?:\seach)?)"), consume("nodes")),
 )
@@ -298,6 +300,9 @@ _WATT_KINDS = frozenset({"watts", "watts_per_gpu", "watts_per_server"})
 
 #: An 8-GPU server named by its model: "dgx h100", "hgx b200".
 _EIGHT_GPU_BOX = rx(r"\b(?:dgx|hgx)[\s-]?(?:a100|h100|h200|h20|b200|b300)\b")
+
+#: Servers named by their GPU ("64 b200 servers", "h100 nodes"): the 8-GPU HGX kind.
+_MODEL_SERVERS = rx(r"\b(?:a100|h100|h200|b200|b300)[\s-]?(?:servers?|nodes?|boxes|box)\b")
 
 #: One server named in the singular: "a 8 gpu h100 box", "one nvl72 rack", "a single node".
 _ONE_BOX = rx(r"\b(?:a|an|one|single|1)\s(?:[\w-]+\s){0,3}(?:box|server|node|machine|rack|"
@@ -354,7 +359,7 @@ def _held_gpus(w: Wording, args: dict[str, Any], notes: list[str], nodes: Any) -
     elif nvl:
         args["gpus_per_server"] = int(nvl.group(1))
         notes.append(f"An NVL{nvl.group(1)} rack holds {nvl.group(1)} GPUs.")
-    elif _EIGHT_GPU_BOX.search(w.lower):
+    elif _EIGHT_GPU_BOX.search(w.lower) or _MODEL_SERVERS.search(w.lower):
         args["gpus_per_server"] = 8
         notes.append("A DGX or HGX server of that kind holds 8 GPUs.")
         if "gpus" not in args and nodes is None and _one_box(w):

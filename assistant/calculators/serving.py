@@ -204,7 +204,8 @@ RULES = (
     # "utilization 50%", and "busy ~50% of the time" (a percent only)
     Rule(35, rx(rf"\b(?:busy|utili[sz]ed){CONNECT}{num('n')}(?P<pc>{PCT})"),
          fraction_handler("utilization")),
-    Rule(34, rx(rf"\b(?:utili[sz]ation|util){CONNECT}{num('n')}(?P<pc>{PCT})?"),
+    Rule(34, rx(rf"\b(?:utili[sz]ation|utili[sz]?a?t?i?on|util){CONNECT}{num('n')}"
+                rf"(?P<pc>{PCT})?"),
          fraction_handler("utilization")),
     # "the monthly bill for 5 billion tokens", "monthly cost at 2b tokens"
     Rule(23, rx(rf"\b(?:monthly|a\smonth(?:ly)?|per\smonth)\s(?:bill|cost|spend|total)?\s?"

@@ -333,6 +333,10 @@ RULES = (
                 r"straggler)\s)?(?:longer|slower|slow-?downs?|increase\sin\s(?:run\s?)?time|"
                 r"(?:more|extra|additional)\s(?:run[\s-]?time|(?:(?:wall[\s-]?clock|training|"
                 r"run)[\s-]?)?(?:time|hours)))\b"), consume("slowdown_pct")),
+    # "add 10% for network slowdown", "plus 15% for comms stalls"
+    Rule(36, rx(rf"\b(?:add|adding|plus)\s(?:(?:another|an\sextra|about|around|~)\s)?"
+                rf"{num('n')}{PCT}\s?for\s(?:the\s|a\s)?(?:(?:network|comms?|communication|"
+                r"interconnect)\s)?(?:slow-?downs?|stalls?|slowness)\b"), consume("slowdown_pct")),
     # "comms stalls add 20% to the runtime", "adds 15% to the job"
     Rule(36, rx(r"\b(?:adds?|adding|added|tacks?\son)\s(?:(?:another|an\sextra|a\sfurther|"
                 rf"about|around|roughly|~)\s)?{num('n')}{PCT}\s?(?:(?:more|extra)\s)?"
