@@ -282,9 +282,15 @@ def asks_identity(text: str) -> bool:
     return bool(_IDENTITY.search(text))
 
 
+#: Putting things back in order frames nothing: "srd can deliver out of order? who puts them
+#: back in order then" asks of out-of-order delivery.
+_RESTORED = re.compile(r"\b(?:back|again)\s+in[\s-]+order\b|\bre-?order\w*\s+(?:them|it)\b", re.I)
+
+
 def framed_alike(question: str, other: str) -> bool:
     """True unless one text has a word of one framing ("special") and the other its
     opposite ("standard") alone."""
+    question, other = _RESTORED.sub(" ", question), _RESTORED.sub(" ", other)
     return not any((a.search(question) and b.search(other) and not b.search(question))
                    or (b.search(question) and a.search(other) and not a.search(question))
                    for a, b in _OPPOSED)

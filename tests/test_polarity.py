@@ -256,3 +256,11 @@ def test_same_asks_identity_only_of_the_things_compared(question, identity):
     from assistant.polarity import asks_identity
 
     assert asks_identity(question) is identity
+
+
+def test_putting_packets_back_in_order_frames_nothing():
+    from assistant.polarity import framed_alike
+
+    asked = "heard srd can deliver packets out of order, is that true? who puts them back in order"
+    assert not framed_alike(asked, "Does SRD deliver packets in order?")
+    assert framed_alike(asked, "Can SRD deliver packets out of order?")
