@@ -137,7 +137,10 @@ Fifteenth round, the same session: four new pools were written blind by helpers 
 `corpus/` and were told to write no other file, not even scratch files (pages dealt anew with
 seed 20261206; ids v16a/v16b/v16c, 84 each; calculator questions c16, 42), and became the
 sealed test split whole (294 questions, 97 of them yes/no, 18 to be declined, 30 follow-ups),
-committed before any of the session's later work was measured on it.
+committed before any of the session's later work was measured on it. It was scored once, at
+the end of that work (commit 936a407; figures in the README and the closing note of issue
+22), so it is spent: the next piece of work appends it to dev and writes a fresh split. Its
+one wrong word and four calculator misses were fixed after the scoring.
 """
 
 from __future__ import annotations
