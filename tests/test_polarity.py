@@ -228,8 +228,14 @@ def test_a_negated_auxiliary_does_not_turn_a_question_round(question, faq, alike
     ("is roce just another name for infiniband", True),
     ("Is PFC a form of congestion control?", True),
     ("how is nvlink different from pcie?", True),
+    ("is gpudirect storage just gpudirect rdma with a new name", True),
+    ("leaf-spine and clos, same thing?", True),
+    ("are rocev2 and iwarp the same?", True),
     ("if we go rail optimized can we get rid of the spine", False),
     ("does pfc slow each sender down?", False),
+    # "the same fabric" names where, not what a thing is
+    ("can we mix connectx-7 and connectx-8 nodes in the same fabric?", False),
+    ("is infiniband faster than ethernet these days?", False),
 ])
 def test_a_question_of_identity_is_told_from_one_of_capability(question, identity):
     from assistant.polarity import asks_identity
@@ -243,19 +249,6 @@ def test_will_it_hit_line_rate_is_framed_against_will_it_be_bottlenecked():
     assert not framed_alike("will a 400g connectx-7 in a pcie gen4 x16 slot be bottlenecked?",
                             "will a 400g connectx 7 in a pcie gen4 x16 slot hit line rate")
     assert framed_alike("will it hit line rate", "can it reach line rate")
-
-
-@pytest.mark.parametrize("question, identity", [
-    ("is gpudirect storage just gpudirect rdma with a new name", True),
-    ("leaf-spine and clos, same thing?", True),
-    ("are rocev2 and iwarp the same?", True),
-    ("can we mix connectx-7 and connectx-8 nodes in the same fabric?", False),
-    ("is infiniband faster than ethernet these days?", False),
-])
-def test_same_asks_identity_only_of_the_things_compared(question, identity):
-    from assistant.polarity import asks_identity
-
-    assert asks_identity(question) is identity
 
 
 def test_putting_packets_back_in_order_frames_nothing():
