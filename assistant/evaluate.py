@@ -9,6 +9,7 @@ import statistics
 import time
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +145,23 @@ def first_sentence(text: str) -> str:
 
 
 def nugget_hits(nuggets: Any, text: str) -> list[bool]:
-    """Return, per key fact, whether any of its phrasings occurs in the text."""
+    """Return, per key fact, whether any of its phrasings occurs in the text. A phrasing that
+    starts or ends with a digit matches whole numbers only: "8" is not found in "800" or
+    "1.8", and "48" not in "2,048" (a bare-number fact would otherwise hold almost anywhere)."""
     lowered = strip_markers(text).lower()
-    return [any(p.lower() in lowered for p in fact) for fact in nuggets]
+    return [any(_phrasing(p).search(lowered) for p in fact) for fact in nuggets]
+
+
+@lru_cache(maxsize=8192)
+def _phrasing(phrase: str) -> re.Pattern[str]:
+    """A nugget phrasing as a pattern: lower-case, with number edges."""
+    phrase = phrase.lower()
+    pattern = re.escape(phrase)
+    if phrase[:1].isdigit():
+        pattern = r"(?<![\d.,])" + pattern
+    if phrase[-1:].isdigit():
+        pattern += r"(?!\d|[.,]\d)"
+    return re.compile(pattern)
 
 
 def opens_with(text: str) -> str | None:

@@ -141,6 +141,15 @@ committed before any of the session's later work was measured on it. It was scor
 the end of that work (commit 936a407; figures in the README and the closing note of issue
 22), so it is spent: the next piece of work appends it to dev and writes a fresh split. Its
 one wrong word and four calculator misses were fixed after the scoring.
+
+Sixteenth round, 2026-11-27, tenth session: the fifteenth round's spent split was appended
+to dev (4,333 questions; b757463). Four new pools were written blind by helpers who read only
+`corpus/` and were told to write no other file, not even scratch files (pages dealt anew with
+seed 20261207; ids v17a (83), v17b and v17c (84 each); calculator questions c17, 42), and
+became the sealed test split whole (293 questions, 97 of them yes/no, 18 to be declined, 31
+follow-ups), committed before any of the session's work was measured on it. The same commit
+made a bare-number key fact match whole numbers only ("8" no longer holds in "800G"): on the
+build before it, golden nugget recall stayed 0.967 and dev went 0.943 -> 0.940.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from assistant.evaluate import (
     below_thresholds,
     load_golden,
     load_thresholds,
+    nugget_hits,
     number_present,
     run_eval,
     score,
@@ -47,6 +48,13 @@ def test_numbers_count_in_any_written_form():
     assert number_present(179200, found) and number_present(25600, found)
     assert number_present(0.556, numbers_in("$0.56")) and not number_present(0.60, found)
     assert number_present(179200, numbers_in("179200"))
+
+
+def test_a_bare_number_fact_matches_whole_numbers_only():
+    text = "An 800G port, 2,048 GPUs, 1.5x the traffic and 8 W per optic [1]."
+    assert nugget_hits([["8"], ["48"], ["5"], ["800g"]], text) == [True, False, False, True]
+    assert nugget_hits([["8"], ["1.5"], ["2,048 gpus"]], "800G, 1.5x, 2,048 GPUs") == [
+        False, True, True]
 
 
 def test_scoring_is_deterministic_and_counts_ranks():
