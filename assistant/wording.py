@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from .numberwords import in_digits
+
 #: Only this much of a question is read; longer text is cut (the chat caps questions anyway).
 MAX_CHARS = 2000
 
@@ -102,7 +104,7 @@ _HOUR = r"(?:hours?|hrs?|h)\b"
 PCT = r"\s?(?:%|percent\b|per\s?cent\b|pct\b)"
 # "MFU of 40%", "MFU is only 30%", "MFU: 40%", "MFU=0.4". Bounded, so it stays linear.
 CONNECT = (r"(?:\s?(?:of|by|=|:|is|at|around|about|roughly|approximately|~|only|just|was|"
-           r"be|will|would|to|maybe|probably|say|like|near|nearly|assume|assuming)){0,3}\s?")
+           r"be|were|will|would|to|maybe|probably|say|like|near|nearly|assume|assuming)){0,3}\s?")
 
 _MONEY = (rf"(?:(?:(?:^|(?<=[\s(\[:=,~]))(?P<neg>-))?(?<![\w$])(?:\$|usd\s?|us\$\s?)\s?"
           rf"(?P<neg2>-)?(?P<m1>{BODY})(?P<s1>{_MONEY_SCALE})?"
@@ -346,7 +348,11 @@ CORE_RULES: tuple[Rule, ...] = (
     Rule(50, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?{GPU_OR_CARD}[\s-]?{_HOUR}"),
          consume("gpu_hours")),
     Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?"
-                rf"(?:of|with|w/|x|×|\*|each\swith|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
+                rf"(?:of|with|w/|x|×|\*|each\swith|\(|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
+         _nodes_times_gpus),
+    # "64 nodes of 8 at $2.60", "32 nodes x8 @ $2.25": GPUs per node without the word
+    Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?|boxes)\s?(?:of|x|×)\s?"
+                rf"(?P<g>\d{{1,2}})(?=\s?(?:@|at\b|,|;|\)|for\b|on\b|each\b|\.(?!\d)|$))"),
          _nodes_times_gpus),
     # "2 8-gpu boxes", "4 x 8-gpu servers": servers counted, each of so many GPUs
     Rule(51, rx(rf"{num('n')}\s(?:x\s|×\s)?{num('g')}[\s-]?{GPU}\s?(?:boxes|box|servers?|nodes?|"
@@ -392,18 +398,16 @@ def normalize(text: str) -> tuple[str, str]:
     # Lower-case one character at a time so positions line up with the original text
     # (a few characters, like "İ", lower-case to two).
     lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    # "two gb200 nvl72 racks", "three gpus": a count in words is read as its digits, padded
-    # with zeros to the word's length so positions still line up ("two" -> "002").
-    lower = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[m.group(1)]).rjust(len(m.group(1)), "0"),
-                            lower)
+    # "two gb200 nvl72 racks", "a dozen nodes", "ten days": a count in words is read as its
+    # digits, padded with zeros to the words' length so positions still line up.
+    lower = in_digits(lower, _COUNTED_IN_WORDS)
     lower = _ONE_PER_SERVER.sub("001", lower)  # "one gpu per node" counts GPUs node by node
     return text, lower
 
 
 _ONE_PER_SERVER = re.compile(rf"\bone(?=\s{GPU}\s(?:per|each|in\seach|/)\s?{SERVER})", re.ASCII)
-_WORD_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-                         rf"(?=\s(?:[a-z0-9-]+\s){{0,2}}(?:{GPU}|{SERVER}\b|(?:links?|nics?|ports?)\b))",
-                         re.ASCII)
+_COUNTED_IN_WORDS = (rf"{GPU}|{SERVER}\b|(?:links?|nics?|ports?|tokens?|toks?)\b|"
+                     r"(?:hours?|hrs?|days?|weeks?|months?|years?)\b")
 
 
 def scan(src: Source, rules: Sequence[Rule]) -> tuple[list[Quantity], str]:

@@ -593,6 +593,16 @@ def test_power_from_server_watts():
     assert "one server of 72 GPUs" in " ".join(r.working)
 
 
+def test_power_of_whole_servers_when_their_gpus_are_not_known():
+    # 8 servers at 6.5 kW, PUE 1.6: 83.2 kW from the grid; 100 h at $0.22 is $1,830.40.
+    r = power_cost(servers=8, watts_per_server=6_500, pue=1.6, price_per_kwh=0.22, hours=100)
+    assert r.per == "server" and r.gpus is None and r.gpus_counted == 8
+    assert r.facility_kw == pytest.approx(83.2) and cents(r.total_cost) == 1830.40
+    assert "8 servers × 6.5 kW" in r.formula and "GPU" not in r.summary
+    # a GPU count, or the GPUs per server, still decides the basis
+    assert power_cost(servers=8, watts_per_server=6_500, gpus_per_server=8).per == "GPU"
+
+
 def test_power_brief_kwh_question():
     # "256 H100s at 700 W for 100 hours at $0.12 per kWh", no PUE: IT power only, and said so.
     r = power_cost(gpus=256, watts_per_gpu=700, price_per_kwh=0.12, hours=100)

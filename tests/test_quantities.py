@@ -136,6 +136,31 @@ QUESTIONS = [
     ("inference cost for 1B tokens per month at 2500 tokens per second and $3 an hour",
      "serving_cost", {"price_per_gpu_hour": 3.0, "tokens_per_second": 2500.0,
                       "monthly_tokens": 1e9}),
+    # counts in words, nodes "of 8", fractions and "pct" (the sixteenth round's dev wordings)
+    ("We got a dozen nodes (8 gpus each) for ten days. price is $3.15 per gpu-hour. total?",
+     "gpu_hour_cost", {"gpus": 96, "price_per_gpu_hour": 3.15, "hours": 240.0}),
+    ("We need forty gpus for six weeks at $2.75/gpu-hr, what's the total?",
+     "gpu_hour_cost", {"gpus": 40, "price_per_gpu_hour": 2.75, "hours": 1008.0}),
+    ("our fleet is 400 gpus serving half a million tokens/s combined. $1.90/gpu-hr, 70 pct "
+     "utilization. cost per million?",
+     "serving_cost", {"price_per_gpu_hour": 1.9, "tokens_per_second": 500000.0,
+                      "utilization": 0.7, "gpus": 400}),
+    ("4.5k tokens per sec per gpu, 2.80/gpu/hr, 0.65 util. $ per million tokens?",
+     "serving_cost", {"price_per_gpu_hour": 2.8, "tokens_per_second": 4500.0,
+                      "utilization": 0.65}),
+    ("we ran 1,024 gpus for 18 days at $2.35/hr. if the run ends up 0.2 slower, extra cost?",
+     "training_cost", {"gpus": 1024, "price_per_gpu_hour": 2.35, "hours": 432.0,
+                       "slowdown_pct": 20.0}),
+    ("NDR ib, 32 gpus with one nic each. allreduce of 4gb with 6 microsec latency per step?",
+     "allreduce_time", {"buffer_gb": 4.0, "gpus": 32, "link_gbps": 400.0, "latency_us": 6.0}),
+    ("what if we only get 60 pct of a 25gbps link for a 12 gb file? how many seconds",
+     "transfer_time", {"size_gb": 12.0, "link_gbps": 25.0, "efficiency": 0.6}),
+    ("small lab: 8 servers, 6.5kw per server, pue 1.6, 22 cents per kwh. cost for 100 hours?",
+     "power_cost", {"watts_per_server": 6500.0, "pue": 1.6, "price_per_kwh": 0.22,
+                    "hours": 100.0, "servers": 8}),
+    ("what if pue were 1.1: 750 gpus at 1,100 w per gpu, $0.09 per kwh, for a year?",
+     "power_cost", {"gpus": 750, "watts_per_gpu": 1100.0, "pue": 1.1, "price_per_kwh": 0.09,
+                    "hours": 8760.0}),
 ]
 
 
@@ -232,6 +257,19 @@ def test_compare_capitalised_provider_names():
     req = detect("Compare CoreWeave at $6.50 for 130 hours with Lambda at $7 for 100 hours on "
                  "256 GPUs")
     assert [q["name"] for q in req.args["quotes"]] == ["CoreWeave", "Lambda"]
+
+
+def test_compare_nodes_of_eight_and_a_count_before_the_price():
+    req = detect("a: 32 nodes x8 @ $2.25, 90h. b: 256 gpus @ $2.05, 105h. c: 256 gpus @ $2.49, "
+                 "80h. cheapest one?")
+    assert req.tool == "compare_cluster_quotes" and req.missing == []
+    assert [x["gpus"] for x in req.args["quotes"]] == [256, 256, 256]
+    req = detect("quote one: 2048 gpus at $1.89/gpu-hr, 6 days. quote two: 2048 @ $2.15, 5 days")
+    assert [x.get("gpus") for x in req.args["quotes"]] == [2048, 2048]
+
+
+def test_ten_times_faster_is_not_a_count():
+    assert scan("nvlink is ten times faster") == []
 
 
 def test_compare_missing_hours_is_asked():

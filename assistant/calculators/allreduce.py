@@ -223,14 +223,20 @@ _SHORT_LINK = rx(rf"{num('n')}\s?(?:(?P<p>[gt])(?:bits?|bit/s|b?e)?\b\s?"
                  rf"(?=(?:[a-z][a-z-]*\s)?(?:{_LINK_WORD})|[?.!]?$)|"
                  # "100gbe" is Ethernet at that speed wherever it stands; "over 200g" a link
                  r"(?P<p2>[gt])(?:bits?|be)\b)")
-_OVER_LINK = rx(rf"(?<=\bover\s){num('n')}\s?(?P<p>[gt])\b")
+# "over 200g", and "32 gpus on 400g." (a speed that ends the clause)
+_OVER_LINK = rx(rf"(?<=\bover\s){num('n')}\s?(?P<p>[gt])\b|(?:(?<=\bon\s)|(?<=\bwith\s))"
+                rf"{num('n2')}\s?(?P<p3>[gt])(?=\s?[.,;?!)]|$)")
+# "NDR ib", "on XDR": an InfiniBand generation names its port speed (infiniband-generations)
+_GENERATION = rx(r"\b(?P<gen>edr|hdr|ndr|xdr)\b(?![\s-]?\d)")
+_GENERATION_GBPS = {"edr": 100.0, "hdr": 200.0, "ndr": 400.0, "xdr": 800.0}
 # "link is 200g", "nics are 400g": the speed named after the link
 _LINK_IS = rx(r"\b(?:links?|nics?|ports?|uplinks?|network|fabric|connection)\s(?:is|are|runs?\sat|"
               rf"at)\s(?:(?:a|an|only|just)\s)?{num('n')}\s?(?P<p>[gt])(?:bits?|bps|be)?\b"
               r"(?!\s?(?:/|bytes?))")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
            r"\b(?!\s?/|ps)")
-_LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usec|microseconds?|ms|msec|milliseconds?|ns|"
+_LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usecs?|micro-?secs?|microseconds?|ms|msecs?|"
+              r"milliseconds?|ns|"
               r"nanoseconds?)\b(?!\s?(?:dollars?|\$))")
 _PREFIX = {"k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3,
            "kilo": 1e-6, "mega": 1e-3, "giga": 1.0, "tera": 1e3}
@@ -251,8 +257,9 @@ def _bandwidth(m: re.Match[str], src: Source) -> list[Quantity]:
 
 
 def _short_link(m: re.Match[str], src: Source) -> list[Quantity]:
-    prefix = m.groupdict().get("p") or m.group("p2")
-    value = scaled(to_float(m.group("n")), 1000.0 if prefix == "t" else 1.0)
+    groups = m.groupdict()
+    prefix = groups.get("p") or groups.get("p2") or groups["p3"]
+    value = scaled(to_float(groups.get("n") or groups["n2"]), 1000.0 if prefix == "t" else 1.0)
     written = src.original[m.start():m.end()].strip()
     return [Quantity("link_gbps", value, m.start(), m.start() + len(written), written.lower(),
                      unit=f"{prefix.upper()}b/s")]
@@ -274,6 +281,10 @@ def _size(m: re.Match[str], src: Source) -> list[Quantity]:
     if m.group("p") and written.endswith("b") and written[0].isupper():
         value = value / BITS_PER_BYTE  # "10 Gb" of data is gigabits
     return q("buffer_gb", value, m, src, unit=written)
+
+
+def _generation(m: re.Match[str], src: Source) -> list[Quantity]:
+    return q("link_gbps", _GENERATION_GBPS[m.group("gen")], m, src, unit="Gb/s")
 
 
 def _latency(m: re.Match[str], src: Source) -> list[Quantity]:
@@ -359,7 +370,7 @@ CALCULATOR = _AllreduceTime(
     rules=(Rule(23, _SHORT_LINK, _short_link), Rule(24, _BANDWIDTH, _bandwidth),
            Rule(25, _OVER_LINK, _short_link), Rule(22, _LINK_IS, _link_is),
            Rule(25, _SIZE, _size),
-           Rule(26, _LATENCY, _latency)),
+           Rule(26, _LATENCY, _latency), Rule(27, _GENERATION, _generation)),
     words=_ALLREDUCE,
     priority=50,
     example={"buffer_gb": 10, "gpus": 8, "link_gbps": 400},

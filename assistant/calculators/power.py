@@ -79,6 +79,9 @@ class PowerCostInput(Inputs):
                     "with gpus_per_server when watts_per_gpu is not given.")
     gpus_per_server: int | None = Field(default=None, gt=0, le=MAX_GPUS_PER_SERVER,
                                         description="GPUs in one server or rack, e.g. 8.")
+    servers: int | None = Field(default=None, gt=0, le=MAX_GPUS,
+                                description="Servers or racks counted, when their power is "
+                                            "given per server and their GPUs are not.")
     pue: float = Field(default=1.0, ge=1, le=MAX_PUE,
                        description="Power usage effectiveness of the site, e.g. 1.3; 1.0 "
                                    "counts the IT power only.")
@@ -111,6 +114,12 @@ class PowerCost(Result):
     formula: str
     summary: str
     working: list[str] = field(default_factory=list)
+    per: str = "GPU"  # what gpus_counted and the per-hour figures count: "GPU" or "server"
+
+
+def _counted(n: int, unit: str) -> str:
+    """ "8 GPUs", "1 server"."""
+    return gpus_text(n) if unit == "GPU" else f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 def _kw(x: float) -> str:
@@ -138,7 +147,8 @@ def _watts(gpu: Any, server: Any, per_server: Any, working: list[str]
 
 
 def _energy_lines(r: dict[str, Any], n: int, pue: float) -> list[str]:
-    lines = [f"IT power: {gpus_text(n)} × {_kw(r['kw_per_gpu'])} = {_kw(r['it_kw'])}",
+    lines = [f"IT power: {_counted(n, r['per'])} × {_kw(r['kw_per_gpu'])} = "
+             f"{_kw(r['it_kw'])}",
              f"From the grid with PUE {pue:g}: {_kw(r['it_kw'])} × {pue:g} = "
              f"{_kw(r['facility_kw'])}, so {format_number(r['facility_kw'])} kWh every hour"]
     if pue == 1:
@@ -157,7 +167,7 @@ def _cost_lines(r: dict[str, Any], pue: float) -> list[str]:
     rate = f"{format_price(price)}/kWh"
     lines = [f"Cost per hour: {format_number(r['facility_kw'])} kWh × {rate} = "
              f"{format_money(r['cost_per_hour'])}/h",
-             f"Per GPU-hour: {_kw(r['kw_per_gpu'])} × {pue:g} × {rate} = "
+             f"Per {r['per']}-hour: {_kw(r['kw_per_gpu'])} × {pue:g} × {rate} = "
              f"{r['kwh_per_gpu_hour']:,.4g} kWh and {format_price(r['cost_per_gpu_hour'])}"]
     if r["total_cost"] is not None:
         lines.append(f"Total: {format_number(r['energy_kwh'])} kWh × {rate} = "
@@ -166,7 +176,7 @@ def _cost_lines(r: dict[str, Any], pue: float) -> list[str]:
 
 
 def _headline(r: dict[str, Any], n: int, pue: float) -> tuple[str, str]:
-    lhs = f"{gpus_text(n)} × {_kw(r['kw_per_gpu'])} × PUE {pue:g}"
+    lhs = f"{_counted(n, r['per'])} × {_kw(r['kw_per_gpu'])} × PUE {pue:g}"
     hours = r["hours"]
     if r["price_per_kwh"] is None:
         if hours is None:
@@ -177,7 +187,7 @@ def _headline(r: dict[str, Any], n: int, pue: float) -> tuple[str, str]:
                 f"{format_number(r['energy_kwh'])} kWh over {format_number(hours)} h "
                 f"({_kw(r['facility_kw'])} from the grid)")
     lhs += f" × {format_price(r['price_per_kwh'])}/kWh"
-    per_gpu_hour = f"{format_price(r['cost_per_gpu_hour'])} per GPU-hour"
+    per_gpu_hour = f"{format_price(r['cost_per_gpu_hour'])} per {r['per']}-hour"
     if hours is None:
         return (f"{lhs} = {format_money(r['cost_per_hour'])} per hour",
                 f"{format_money(r['cost_per_hour'])} per hour of electricity "
@@ -191,17 +201,26 @@ def _headline(r: dict[str, Any], n: int, pue: float) -> tuple[str, str]:
 def power_cost(gpus: int | None = None, watts_per_gpu: float | None = None,
                watts_per_server: float | None = None, gpus_per_server: int | None = None,
                pue: float = 1.0, price_per_kwh: float | None = None,
-               hours: float | None = None) -> PowerCost:
-    """Compute the power, energy and electricity cost of `gpus` GPUs (or of one GPU)."""
+               hours: float | None = None, servers: int | None = None) -> PowerCost:
+    """Compute the power, energy and electricity cost of `gpus` GPUs (or of one GPU), or of
+    `servers` servers when only each server's power is known."""
     g = None if gpus is None else check(PowerCostInput, "gpus", gpus)
     working: list[str] = []
-    w, server = _watts(watts_per_gpu, watts_per_server, gpus_per_server, working)
+    per = "GPU"
+    if servers is not None and g is None and watts_per_gpu is None and gpus_per_server is None:
+        # "8 servers at 6.5 kW each": the whole servers are counted
+        g = check(PowerCostInput, "servers", servers)
+        w, server, per = check(PowerCostInput, "watts_per_server", watts_per_server), None, "server"
+        working.append("No GPUs per server given, so the figures count whole servers.")
+    else:
+        w, server = _watts(watts_per_gpu, watts_per_server, gpus_per_server, working)
     u = check(PowerCostInput, "pue", pue)
     p = None if price_per_kwh is None else check(PowerCostInput, "price_per_kwh", price_per_kwh)
     h = None if hours is None else check(PowerCostInput, "hours", hours)
     # Without a GPU count the answer is for what the power was given for: a GPU or a server.
     n = g if g is not None else server or 1
-    r: dict[str, Any] = {"gpus": g, "price_per_kwh": p, "hours": h, "kw_per_gpu": w / 1000}
+    r: dict[str, Any] = {"gpus": g, "price_per_kwh": p, "hours": h, "kw_per_gpu": w / 1000,
+                         "per": per}
     r["it_kw"] = n * r["kw_per_gpu"]
     r["facility_kw"] = r["it_kw"] * u
     r["kwh_per_gpu_hour"] = r["kw_per_gpu"] * u
@@ -217,11 +236,12 @@ def power_cost(gpus: int | None = None, watts_per_gpu: float | None = None,
     working += _energy_lines(r, n, u) + _cost_lines(r, u)
     formula, summary = _headline(r, n, u)
     return PowerCost(
-        gpus=g, gpus_counted=n, watts_per_gpu=w, pue=u, price_per_kwh=p, hours=h, it_kw=r["it_kw"],
+        gpus=g if per == "GPU" else None, gpus_counted=n, watts_per_gpu=w, pue=u,
+        price_per_kwh=p, hours=h, it_kw=r["it_kw"],
         facility_kw=r["facility_kw"], kwh_per_gpu_hour=r["kwh_per_gpu_hour"],
         cost_per_gpu_hour=r["cost_per_gpu_hour"], cost_per_hour=r["cost_per_hour"],
         energy_kwh=r["energy_kwh"], total_cost=r["total_cost"], formula=formula,
-        summary=summary, working=working,
+        summary=summary, working=working, per=per,
     )
 
 
@@ -242,7 +262,7 @@ _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # "256 H100s at 700 W", "each GPU draws 700 W": the power of each GPU. "a DGX H100 at
 # 10.2 kW", "NVL72 rack at 120 kW": the power of each server.
 _SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?\s(?:at|@|rated\sat|draws?|drawing|uses?|"
-                    rf"using|of|with|each\sat)\s{_EASE}$")
+                    rf"using|pulls?|pulling|consumes?|burns?|of|with|each\sat)\s{_EASE}$")
 _GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one|a|an|the)\s"
                  rf"{GPU_OR_CARD}\s(?:draws?|uses?|consumes?|is\srated\sat|runs?\sat|at|of))"
                  rf"\s{_EASE}$")
@@ -397,6 +417,9 @@ class _PowerCost(Calculator):
             args["gpus_per_server"] = args.pop("gpus")
         if "watts_per_server" in args and "gpus_per_server" not in args:
             _held_gpus(w, args, notes, nodes)
+        if ("watts_per_server" in args and "gpus_per_server" not in args and "gpus" not in args
+                and nodes is not None):
+            args["servers"] = count(nodes.value)  # "8 servers, 6.5kw per server": whole ones
         if "price_per_kwh" not in args:
             # "power at 7 cents": a bare amount under a dollar, with power, is a kWh's price
             bare = [x for x in w.found if x.kind in ("at_price", "money") and 0 < x.value < 1]
@@ -416,7 +439,7 @@ class _PowerCost(Calculator):
         if "watts_per_gpu" in args:
             return []
         if "watts_per_server" in args:
-            return [] if "gpus_per_server" in args else ["gpus_per_server"]
+            return [] if {"gpus_per_server", "servers"} & set(args) else ["gpus_per_server"]
         return ["watts_per_gpu"]
 
 

@@ -39,7 +39,7 @@ from assistant.calculators._base import (
     format_price,
     gpus_text,
 )
-from assistant.wording import Quantity, Wording, count, rx
+from assistant.wording import Quantity, Rule, Wording, count, q, rx, to_float
 
 
 class QuoteInput(Inputs):
@@ -177,7 +177,8 @@ _MARKER = rx(
     r"\b(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)\s"
     # "cluster A" is a name but "a cluster a lot bigger" is not: a one-letter "a" counts as a
     # name only when a price, a verb or punctuation follows.
-    r"(?P<name>an?(?=\s?(?:at|@|for|with|on|is|costs?|charges?|offers|quotes|vs|and|or)\b|"
+    r"(?P<name>an?(?=\s?(?:at|@|for|with|on|is|was|were|costs?|charges?|offers|quotes|vs|and|"
+    r"or)\b|"
     r"\s?[:,;$@)]|$)|(?!(?:at|for|with|on|is|and|vs|or|of|the|a|an|to|costs?|charges?)\b)"
     r"[a-z0-9][a-z0-9_.-]{0,29})")
 _SEPARATOR = rx(r"\b(?:vs\.?|versus|compared\s(?:to|with)|against|or|with|and|while|whereas|"
@@ -471,6 +472,9 @@ CALCULATOR = _CompareQuotes(
                          "hours, e.g. 'cluster A at $6.50 for 130 hours vs cluster B at $7 for "
                          "100 hours'."),
     },
+    # "quote two: 2048 @ $2.15": a count right after a quote's name, before its price
+    rules=(Rule(55, rx(r"(?<=:\s)(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?=\s?(?:@|at\s)\s?[$#\d])"),
+                lambda m, src: q("gpus", count(to_float(m.group("n"))), m, src)),),
     priority=30,
     example={"gpus": 256, "quotes": [
         {"name": "A", "price_per_gpu_hour": 6.5, "hours": 130},

@@ -304,6 +304,11 @@ _SLOW_WORD = rx(r"\b(?:slow-?down|slower|longer|overhead)\b")
 _TRAINING_WORDS = rx(r"\b(?:slow-?down|slower|longer|overhead|training\s(?:run|job)s?)\b")
 _MODEL_KINDS = frozenset(_MODEL_INPUTS)
 
+def _fraction_slowdown(m: re.Match[str], src: Source) -> list[Quantity] | None:
+    share = to_float(m.group("n"))
+    return q("slowdown_pct", float(Decimal(repr(share)) * 100), m, src) if 0 < share < 1 else None
+
+
 def _no_slowdown(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("slowdown_pct", 0.0, m, src)
 
@@ -362,6 +367,8 @@ RULES = (
                 rf"~\s?)?{num('n')}{PCT}"), consume("slowdown_pct")),
     Rule(39, rx(rf"{num('n')}\s?(?:x|×|times)\s?(?:as\slong|longer|slower|the\stime)\b"),
          _times_slowdown),
+    # "ends up 0.2 slower": a share written as a fraction
+    Rule(39, rx(rf"{num('n')}\s(?:slower|longer)\b"), _fraction_slowdown),
     Rule(40, rx(rf"{num('n')}{PCT}\s?(?:[a-z-]+\s)?overheads?\b"), consume("overhead_pct")),
     Rule(41, rx(rf"\boverheads?{CONNECT}{num('n')}{PCT}"), consume("overhead_pct")),
     Rule(60, rx(rf"{num('n')}(?P<sc>{SCALE})?[\s-]?(?:param(?:eter)?s?|weights)\b"),

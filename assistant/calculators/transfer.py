@@ -38,7 +38,7 @@ from assistant.calculators.allreduce import (
     format_size,
 )
 from assistant.wording import _WORD_NUMBERS as WORD_NUMBERS
-from assistant.wording import MONEY_KINDS, Quantity, Rule, Source, Wording, rx
+from assistant.wording import MONEY_KINDS, Quantity, Rule, Source, Wording, percent, rx
 
 MAX_LINKS = 1024
 
@@ -148,9 +148,10 @@ class _TransferTime(Calculator):
 
     def read(self, w: Wording) -> tuple[dict[str, Any], list[str]]:
         args, notes = super().read(w)
-        pct = re.search(r"\b(\d{1,3}(?:\.\d+)?)\s?%", w.lower)
-        if pct and 0 < float(pct.group(1)) <= 100:
-            args["efficiency"] = float(pct.group(1)) / 100
+        # "at 80%", "80 pct of line rate", "60 percent of a 25gbps link"
+        pct = w.first({"percent"})
+        if pct is not None and 0 < pct.value <= 100:
+            args["efficiency"] = percent(pct.value)
         return args, notes
 
 
