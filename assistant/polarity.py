@@ -212,7 +212,7 @@ def without_opening(sentence: str) -> str:
 #: it ask opposite things ("does iWARP work with no PFC?" against "does iWARP need PFC?").
 _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
                     r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
-                    r"only|outside|inside|instead|replace\w*|drop\w*|lossy|lossless|off|"
+                    r"only|outside|inside|instead|rather|replace\w*|drop\w*|lossy|lossless|off|"
                     r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
                     r"counterpart|substitute|competitor|rival|none|nothing|zero(?![\s-]*\d)|"
                     r"manual\w*|automatic\w*|default\w*)\b", re.I)
