@@ -311,8 +311,7 @@ def lead_denies(draft: Draft, sentence: Chunk) -> bool:
     # ...from the page the question is about, or saying a word of its claim besides the
     # terms: "can the sm config hurt allreduce perf?" (about NCCL) is not denied by the DPU
     # page's "a DPU's Arm cores do not speed up NCCL collectives"
-    home = sentence.slug == (draft.subject or next(iter(draft.retrieval.slugs), None))
-    return (bool(_DENIES.search(main)) and named >= 1.0 and (home or said > 0)
+    return (bool(_DENIES.search(main)) and named >= 1.0 and said > 0
             and turns <= turning_words(main)
             and (same_qualifiers(q, main) or qualifiers(main) <= qualifiers(q)))
 

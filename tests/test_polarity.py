@@ -216,6 +216,9 @@ def test_judged_words_skip_an_opening_ok():
     ("isn't rocev2 routable?", "Is RoCE v2 routable?", True),
     # a "not" inside the question still turns it round
     ("does infiniband not use ecn?", "Does InfiniBand use ECN?", False),
+    # "rather than" turns like "instead of": its No of collectives is the Yes asked here
+    ("pipeline parallel mostly uses point to point sends rather than collectives, right?",
+     "Does pipeline parallelism mostly use collectives such as all-reduce?", False),
 ])
 def test_a_negated_auxiliary_does_not_turn_a_question_round(question, faq, alike):
     from assistant.polarity import turned_alike

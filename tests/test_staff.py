@@ -299,9 +299,10 @@ def test_patch_merged_into_a_corpus_copy_passes_the_check_and_retires_the_entry(
     from assistant.corpus import check_corpus, load_corpus
 
     entry = store.add_staff_entry(QUESTION, ANSWER, "infiniband", "ana", fresh_bot.corpus)
+    # (a page with room for one more FAQ entry: a page holds 2 to 8)
     other = store.add_staff_entry("Does NVLink replace PCIe?", "NVLink links GPUs to each "
                                   "other, while PCIe still connects them to the host.",
-                                  "nvlink", "ana", fresh_bot.corpus)
+                                  "pcie", "ana", fresh_bot.corpus)
     for e in (entry, other):
         staff.publish(store, fresh_bot.index, fresh_bot.retriever, fresh_bot.corpus, e.id)
     patch = staff.yaml_patch(store.staff_entries())
@@ -310,7 +311,7 @@ def test_patch_merged_into_a_corpus_copy_passes_the_check_and_retires_the_entry(
     copy = tmp_path / "corpus"
     shutil.copytree(CORPUS, copy)
     parts = re.split(r"^# corpus page ([\w-]+):.*$", patch, flags=re.M)
-    assert parts[1::2] == ["infiniband", "nvlink"]
+    assert parts[1::2] == ["infiniband", "pcie"]
     for slug, block in zip(parts[1::2], parts[2::2], strict=True):
         items = yaml.safe_load(block)["faq"]
         path = next(copy.glob(f"*/{slug}.md"))
@@ -321,7 +322,7 @@ def test_patch_merged_into_a_corpus_copy_passes_the_check_and_retires_the_entry(
     merged = load_corpus(copy)
     assert merged.pages["infiniband"].faq[-1] == FAQ(q=QUESTION, a=ANSWER)
 
-    assert merged.pages["nvlink"].faq[-1].q == "Does NVLink replace PCIe?"
+    assert merged.pages["pcie"].faq[-1].q == "Does NVLink replace PCIe?"
 
     # Re-ingest of the copy: the corpus FAQ now asks them, so the staff entries retire.
     assert sorted(staff.sync_after_ingest(store, fresh_bot.index, merged)) == [entry.id,
