@@ -30,6 +30,7 @@ from typing import Any
 from . import calculators as calc
 from .calculators import CalculatorError, MissingInput
 from .calculators._base import format_price, number_kind
+from .labels import RULES as LABEL_RULES
 from .wording import (
     BARE_ANSWER,
     CORE_RULES,
@@ -53,7 +54,8 @@ from .wording import scan as scan_with
 __all__ = ["MAX_CHARS", "CalcOutcome", "CalcRequest", "Quantity", "amount", "detect", "run",
            "scan"]
 
-_RULES = tuple(sorted((*CORE_RULES, *(r for s in calc.REGISTRY.values() for r in s.rules)),
+_RULES = tuple(sorted((*CORE_RULES, *LABEL_RULES,
+                       *(r for s in calc.REGISTRY.values() for r in s.rules)),
                       key=lambda r: r.order))
 
 
@@ -245,6 +247,15 @@ def _prices_something_else(w: Wording) -> bool:
             and bool(OTHER_TOPIC.search(w.lower) or NETWORK_GEAR.search(w.lower)))
 
 
+_RELATIVE = re.compile(r"\b(?P<f>double|twice|triple|halve|half)\s(?:the\s|our\s|my\s)?"
+                       r"(?P<what>gpus?|gpu\scount|hours?|time|duration|price|rate)\b")
+_RELATIVE_FACTORS = {"double": 2, "twice": 2, "triple": 3, "halve": 0.5, "half": 0.5}
+_RELATIVE_INPUTS = {"gpu": ("gpus", "gpus"), "hour": ("hours", "hours"),
+                    "time": ("hours", "hours"), "duration": ("hours", "hours"),
+                    "price": ("price_per_gpu_hour", "at_price"),
+                    "rate": ("price_per_gpu_hour", "at_price")}
+
+
 def _as_follow_up(w: Wording, before: calc.Calculator, previous_args: dict[str, Any]
                   ) -> Wording:
     """Read a bare amount of money in a follow-up as the previous calculator's price.
@@ -268,6 +279,13 @@ def _as_follow_up(w: Wording, before: calc.Calculator, previous_args: dict[str, 
             value = percent(x.value) if number_kind(before.inputs, pct) == "fraction" else x.value
             x = dataclasses.replace(x, kind=pct, value=value)
         found.append(x)
+    # "double the gpus", "half the hours": the previous amount, scaled
+    for hit in _RELATIVE.finditer(w.lower):
+        name, amount_kind = _RELATIVE_INPUTS[hit.group("what").split()[0].rstrip("s")]
+        if isinstance(previous_args.get(name), (int, float)):
+            value = previous_args[name] * _RELATIVE_FACTORS[hit.group("f")]
+            found.append(Quantity(amount_kind, count(value) if name == "gpus" else value,
+                                  hit.start(), hit.end(), hit.group(0)))
     if kind == "price" and not any(x.kind in MONEY_KINDS for x in found):
         # "what if B dropped to 1.75?" after prices per GPU-hour: a bare decimal after "to"
         # or "at" is the new price.

@@ -121,6 +121,14 @@ def _contradicts(draft: Draft, sentence: str) -> bool:
 
 
 
+def _own_turns_away(draft: Draft, sentence: Chunk) -> bool:
+    """True if the FAQ whose answer a Yes/No sentence opens turns away from the question
+    (turns_away): its Yes is said with a denial of what the visitor asks."""
+    asked = draft.retriever.faq_question_of(sentence.chunk_id)
+    return asked is not None and turns_away(
+        draft.question, asked, tuple(draft.retriever.sentences_of_chunk(sentence.chunk_id)))
+
+
 def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
     """True if the FAQ a Yes/No sentence answers names every term and qualifier asked."""
     asked = draft.retriever.faq_question_of(sentence.chunk_id)
@@ -219,7 +227,8 @@ def settle(draft: Draft, pool: list[Candidate]) -> Verdict | None:
                             universal=universal,
                             asked=draft.question)
         if how == "own" and not (_asks_as_much(draft, c.sentence)
-                                 and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT):
+                                 and asked_alike.get(c.sentence.chunk_id, 0.0) >= OWN_AT
+                                 and not _own_turns_away(draft, c.sentence)):
             # "Yes, iWARP is still supported" does not answer "iWARP with RoCE?", nor "Yes,
             # NCCL runs over RoCE" "can IB and RoCE share one fabric?": another FAQ's Yes/No
             # stands only for a question close to the one it answers
@@ -338,6 +347,10 @@ def turns_away(question: str, faq_question: str, sentences: tuple[Chunk, ...]) -
     own = content_stems(question) - stems_of(faq_question)
     if not own:
         return False
+    # A hedged Yes ("Yes, but only through the switch side: ... An 800 Gb/s module plugged
+    # into a 400 Gb/s NIC port does not work") denies the cases it names: a denial said of
+    # the visitor's own words turns it ("can i plug an 800g module into a 400g nic port?")
+    hedged = bool(HEDGED.match(sentences[0].text))
     for sentence in sentences:
         text = sentence.text
         for match in _CONTRAST.finditer(text):
@@ -346,7 +359,7 @@ def turns_away(question: str, faq_question: str, sentences: tuple[Chunk, ...]) -
             end = _CLAUSE_END.search(text, match.end())
             before = stems_of(text[start:match.start()])
             denied = stems_of(text[match.end():end.start() if end else len(text)])
-            if own & denied or (own & before and asked & denied):
+            if own & denied or (own & before and (hedged or asked & denied)):
                 return True
     return False
 

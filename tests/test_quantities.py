@@ -268,6 +268,31 @@ def test_compare_nodes_of_eight_and_a_count_before_the_price():
     assert [x.get("gpus") for x in req.args["quotes"]] == [2048, 2048]
 
 
+def test_quotes_named_by_any_capital_and_a_follow_up_naming_a():
+    req = detect("two quotes, 1024 gpus each: X 2.40/hr, 21 days; Y 2.75/hr, 17 days")
+    assert [x["name"] for x in req.args["quotes"]] == ["X", "Y"]
+    first = detect("comparing A: 256 gpus at 2.30/hr taking 500h vs B: 256 gpus at 2.60/hr "
+                   "taking 420h")
+    after = detect("what if A knocks its price down to 2.05?", first)
+    assert after.tool == "compare_cluster_quotes"
+    assert [x["price_per_gpu_hour"] for x in after.args["quotes"]] == [2.05, 2.6]
+
+
+def test_a_follow_up_doubles_or_halves_the_previous_amount():
+    first = detect("cost for 32 gpus for a month at 4.10/hr?")
+    assert detect("ok double the gpus and make it 3 months", first).args == {
+        "gpus": 64, "price_per_gpu_hour": 4.1, "hours": 2190.0}
+    assert detect("what if we halve the price?", first).args["price_per_gpu_hour"] == 2.05
+
+
+def test_servers_times_power_and_bus_bandwidth_select_their_calculators():
+    assert detect("128 servers x 14.3kw, pue 1.3, $0.07/kwh, 30 days").args["servers"] == 128
+    req = detect("32 gpus, 400 gb/s ib each, 2 GB bucket, 8 us per step, just need the busbw")
+    assert req.tool == "allreduce_time" and req.missing == []
+    req = detect("allreduce a 2gb buffer over 32 gpus with 200 gbps links each, 10 us/step")
+    assert req.args["link_gbps"] == 200.0 and "links" not in req.args
+
+
 def test_ten_times_faster_is_not_a_count():
     assert scan("nvlink is ten times faster") == []
 

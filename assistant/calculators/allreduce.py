@@ -234,7 +234,7 @@ _LINK_IS = rx(r"\b(?:links?|nics?|ports?|uplinks?|network|fabric|connection)\s(?
               rf"at)\s(?:(?:a|an|only|just)\s)?{num('n')}\s?(?P<p>[gt])(?:bits?|bps|be)?\b"
               r"(?!\s?(?:/|bytes?))")
 _SIZE = rx(rf"{num('n')}\s?(?P<u>(?P<p>[kmgt])(?P<i>i)?b|(?P<w>kilo|mega|giga|tera)(?:bytes?))"
-           r"\b(?!\s?/|ps)")
+           r"\b(?!\s?/\s?s(?:ec)?\b|ps)")
 _LATENCY = rx(rf"{num('n')}\s?(?P<u>µs|μs|us|usecs?|micro-?secs?|microseconds?|ms|msecs?|"
               r"milliseconds?|ns|"
               r"nanoseconds?)\b(?!\s?(?:dollars?|\$))")
@@ -301,7 +301,8 @@ def _latency(m: re.Match[str], src: Source) -> list[Quantity]:
 _DTYPE = rx(r"\b(?:bf16|fp16|fp32|fp8|float16|float32)\b")
 _DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "float16": 2.0, "fp32": 4.0, "float32": 4.0,
                 "fp8": 1.0}
-_ALLREDUCE = rx(r"\ball[\s-]?reduc(?:e|es|ed|ing)\b")
+# "all-reduce", and its bus bandwidth ("just need the busbw"), which only it gives
+_ALLREDUCE = rx(r"\ball[\s-]?reduc(?:e|es|ed|ing)\b|\bbus\s?(?:bw|bandwidth)\b")
 _OWN_KINDS = frozenset({"buffer_gb", "link_gbps", "latency_us"})
 _TIME_WORDS = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|times|takes?|taking|took|duration|"
                  r"seconds?|estimate|calculate|compute|work\sout)\b")

@@ -262,7 +262,7 @@ _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # "256 H100s at 700 W", "each GPU draws 700 W": the power of each GPU. "a DGX H100 at
 # 10.2 kW", "NVL72 rack at 120 kW": the power of each server.
 _SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?\s(?:at|@|rated\sat|draws?|drawing|uses?|"
-                    rf"using|pulls?|pulling|consumes?|burns?|of|with|each\sat)\s{_EASE}$")
+                    rf"using|pulls?|pulling|consumes?|burns?|of|with|each\sat|x|×)\s{_EASE}$")
 _GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one|a|an|the)\s"
                  rf"{GPU_OR_CARD}\s(?:draws?|uses?|consumes?|is\srated\sat|runs?\sat|at|of))"
                  rf"\s{_EASE}$")

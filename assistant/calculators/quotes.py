@@ -282,8 +282,8 @@ def _name_before(price: Quantity, original: str, markers: list[re.Match[str]],
 
 # "A $2.10/h for 500h, B $1.90/h for 560h": capital letters that each label a price are the
 # quotes' names (one alone, "A $2 GPU-hour", is an article).
-_LETTER_PRICED = re.compile(r"(?:^|[\s:,;(])([A-H])\s?[:=-]?\s?(?:at\s|@\s?)?\$?\d")
-_LETTER_NAME = re.compile(r"(?:^|[\s:,;(])([A-H])\s?[:=-]?\s?(?:at\s|@\s?)?$")
+_LETTER_PRICED = re.compile(r"(?:^|[\s:,;(])([A-HJ-Z])\s?[:=-]?\s?(?:at\s|@\s?)?\$?\d")
+_LETTER_NAME = re.compile(r"(?:^|[\s:,;(])([A-HJ-Z])\s?[:=-]?\s?(?:at\s|@\s?)?$")
 
 
 def _name_starts(named: list[tuple[int, str] | None]) -> list[int] | None:
@@ -392,10 +392,12 @@ def _named_quote(w: Wording, quotes: Sequence[Mapping[str, Any]]) -> int | None:
         word = re.escape(name.lower())
         if re.search(rf"\b{_MARKER_WORD}\s{word}\b|\b{word}'s\b", w.lower):
             return i
-        # A one-letter name counts alone only as a capital that is not the article "A".
+        # A one-letter name counts alone only as a capital that is not the article "A" (or
+        # "I"), unless a lower-case word comes before it ("what if A knocks its price down")
         if len(name) > 1 and re.search(rf"\b{word}\b", w.lower) or (
-                len(name) == 1 and name not in "AI" and re.search(rf"\b{re.escape(name)}\b",
-                                                                  w.original)):
+                len(name) == 1 and re.search(rf"\b{re.escape(name)}\b", w.original)
+                and (name not in "AI" or re.search(rf"\b[a-z]+\s{re.escape(name)}\s[a-z]",
+                                                   w.original))):
             return i
     return None
 

@@ -212,16 +212,22 @@ def _costs(base: _Baseline, p: float | None, gpu_hours_slow: float
     return base_cost, cost_slow, extra_cost
 
 
+def _wall_clock(hours: float) -> str:
+    """ "230.4 h wall-clock, 9.6 days": days too, once the run takes two days or more."""
+    days = f", {format_number(round(hours / 24, 2))} days" if hours >= 48 else ""
+    return f"{format_number(hours)} h wall-clock{days}"
+
+
 def _headline(base: _Baseline, p: float | None, multiplier: float, gpu_hours_slow: float,
               hours_slow: float | None, costs: tuple[float | None, ...]) -> tuple[str, str]:
     base_cost, cost_slow, extra_cost = costs
     lhs = base.lhs + (f" × {multiplier:.6g}" if multiplier != 1 else "")
-    wall = "" if hours_slow is None else f", {format_number(hours_slow)} h wall-clock"
+    wall = "" if hours_slow is None else f", {_wall_clock(hours_slow)}"
     if cost_slow is None or p is None:
         formula = f"{lhs} = {format_number(gpu_hours_slow)} GPU-hours"
         summary = f"{format_number(gpu_hours_slow)} GPU-hours"
         if hours_slow is not None:
-            summary += f" ({format_number(hours_slow)} h wall-clock)"
+            summary += f" ({_wall_clock(hours_slow)})"
         return formula, summary
     formula = f"{lhs} × {format_price(p)}/GPU-hour = {format_money(cost_slow)}"
     if multiplier == 1:

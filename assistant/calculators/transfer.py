@@ -119,7 +119,9 @@ _MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b
 # ("across 8 400g nics": the speed between is left to be read as the link's)
 _LINKS = rx(r"\b(?:over|across|on|with|using|via|onto|bond|bonding)\s"
             r"(?P<n>\d{1,3}|two|three|four|six|eight)\s"
-            r"(?=(?:(?:parallel|separate|bonded|[a-z0-9-]+)\s){0,2}(?:links|nics|ports|rails|"
+            # ("with 200 gbps links" is a speed: a unit word between counts nothing)
+            r"(?=(?:(?:parallel|separate|bonded|(?![gt]b(?:ps|its?|e)?\b|[gt]bit)[a-z0-9-]+)\s)"
+            r"{0,2}(?:links|nics|ports|rails|"
             r"adapters|cards|connections)\b)")
 
 
