@@ -297,6 +297,9 @@ RULES = (
     Rule(28, rx(rf"{num('n')}\s?pue\b"), consume("pue")),
     # "0.11/kwh", "0.09 per kwh": a price per kWh written without its dollar sign
     Rule(28, rx(rf"(?<![$\d.]){num('n')}\s?(?:/|per|a)\s?kwh\b"), consume("price_per_kwh")),
+    # ".21/kwh": a price under a dollar written without its leading zero
+    Rule(28, rx(r"(?<![\w$.])\.(?P<n>\d{1,4})\s?(?:/|per|a)\s?kwh\b"),
+         lambda m, src: q("price_per_kwh", to_float("0." + m.group("n")), m, src)),
     Rule(29, rx(rf"{num('n')}\s?(?:x\s?)?{GPU}\s?(?:per|/|a|each|in\seach|in\sa)\s?racks?\b"),
          consume("gpus_per_node")),
     # "32 DGX H100 servers", "4 GB200 NVL72 racks": a count of servers named by their model.

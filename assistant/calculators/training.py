@@ -304,10 +304,10 @@ def _times_slowdown(m: re.Match[str], src: Source) -> list[Quantity]:
     return q("slowdown_pct", value, m, src)
 
 
-_SLOW_WORD = rx(r"\b(?:slow-?down|slower|longer|overhead)\b")
+_SLOW_WORD = rx(r"\b(?:slow-?do?wn|slower|longer|overhead)\b")
 #: What selects this calculator: a slowdown, or a training run's cost asked outright ("a
 #: training run on 256 gpus for 9 days at $2.99/gpu-hr": no slowdown, the same figures).
-_TRAINING_WORDS = rx(r"\b(?:slow-?down|slower|longer|overhead|training\s(?:run|job)s?)\b")
+_TRAINING_WORDS = rx(r"\b(?:slow-?do?wn|slower|longer|overhead|training\s(?:run|job)s?)\b")
 _MODEL_KINDS = frozenset(_MODEL_INPUTS)
 
 def _fraction_slowdown(m: re.Match[str], src: Source) -> list[Quantity] | None:
@@ -322,7 +322,7 @@ def _no_slowdown(m: re.Match[str], src: Source) -> list[Quantity]:
 RULES = (
     # "assume no slowdown", "ignoring any overhead": none
     Rule(28, rx(r"\b(?:no|without(?:\sany)?|zero|ignor(?:e|ing)(?:\sany|\sthe)?)\s"
-                r"(?:slow-?downs?|overheads?)\b"), _no_slowdown),
+                r"(?:slow-?do?wns?|overheads?)\b"), _no_slowdown),
     # "add 10% on top for restarts", "plus 15% extra": a margin on the GPU-hours
     Rule(29, rx(rf"\b(?:add(?:ing)?|plus|with)\s(?:an?\s)?(?:(?:extra|another|further)\s)?"
                 rf"{num('n')}{PCT}\s(?:on\stop|extra|more|buffer|margin|contingency)\b"),
@@ -341,13 +341,13 @@ RULES = (
     Rule(32, rx(rf"\b(?:mfu|model\sflops?\sutili[sz]ation){CONNECT}{num('n')}(?P<pc>{PCT})?"),
          fraction_handler("mfu")),
     Rule(35, rx(rf"{num('n')}{PCT}\s?(?:(?:network|communication|comms?|interconnect|"
-                r"straggler)\s)?(?:longer|slower|slow-?downs?|increase\sin\s(?:run\s?)?time|"
+                r"straggler)\s)?(?:longer|slower|slow-?do?wns?|increase\sin\s(?:run\s?)?time|"
                 r"(?:more|extra|additional)\s(?:run[\s-]?time|(?:(?:wall[\s-]?clock|training|"
                 r"run)[\s-]?)?(?:time|hours)))\b"), consume("slowdown_pct")),
     # "add 10% for network slowdown", "plus 15% for comms stalls"
     Rule(36, rx(rf"\b(?:add|adding|plus)\s(?:(?:another|an\sextra|about|around|~)\s)?"
                 rf"{num('n')}{PCT}\s?for\s(?:the\s|a\s)?(?:(?:network|comms?|communication|"
-                r"interconnect)\s)?(?:slow-?downs?|stalls?|slowness)\b"), consume("slowdown_pct")),
+                r"interconnect)\s)?(?:slow-?do?wns?|stalls?|slowness)\b"), consume("slowdown_pct")),
     # "comms stalls add 20% to the runtime", "adds 15% to the job"
     Rule(36, rx(r"\b(?:adds?|adding|added|tacks?\son)\s(?:(?:another|an\sextra|a\sfurther|"
                 rf"about|around|roughly|~)\s)?{num('n')}{PCT}\s?(?:(?:more|extra)\s)?"
@@ -364,7 +364,7 @@ RULES = (
                 rf"would\sincrease|will\sincrease))\sby\s(?:about\s|around\s|roughly\s|~\s?)?"
                 rf"{num('n')}{PCT}"),
          consume("slowdown_pct")),
-    Rule(38, rx(rf"\b(?:slow-?down|slower|longer){CONNECT}{num('n')}{PCT}"),
+    Rule(38, rx(rf"\b(?:slow-?do?wn|slower|longer){CONNECT}{num('n')}{PCT}"),
          consume("slowdown_pct")),
     # "slows every step by about 15%", "slows the job down by 10%"
     Rule(38, rx(r"\bslows?\s(?:(?:it|things|everything|us)\s|(?:every|each|the|our|my|its)\s)?"
