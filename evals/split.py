@@ -162,6 +162,14 @@ yes/no, 18 to be declined, 31 follow-ups), committed before anything was measure
 It was scored once, at 8d7ae98 (figures in the README and the closing note of issue 22), so
 it is spent: the next piece of work appends it to dev and writes a fresh split. Its two
 calculator misses were fixed after the scoring (bac69aa).
+
+Eighteenth round, 2026-11-27, eleventh session: the seventeenth round's spent split was
+appended to dev (5,047 questions; eb54f52: in-sample dev wrong polarity 0, golden above its
+floors). Four new pools were written blind by helpers who read only `corpus/` and were told
+to write no other file (pages dealt anew with seed 20261209; ids v19a (85), v19b and v19c
+(84 each); calculator questions c19, 42), and became the sealed test split whole (295
+questions, 93 of them yes/no, 18 to be declined, 32 follow-ups), committed before anything
+was measured on it.
 """
 
 from __future__ import annotations
