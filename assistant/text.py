@@ -285,6 +285,10 @@ _KINDS_SUBJECT = re.compile(
     r"between|behind|why|a|an|the)\b)(?=\s+\w)", re.I)
 #: "Yes,", "No,", "It depends:" open an FAQ answer; the statement after them must stand alone.
 _ANSWER_OPENER = re.compile(r"^(?:yes|no|it\s+depends(?:\s+on\s+[^:,]+)?)\s*[,:]\s*", re.I)
+#: "No, not as fast as ...": what follows the word is no statement of its own, so quoted
+#: without the word it is a fragment (a short hedge closed by a colon, "Yes, but only bluntly:",
+#: goes with the word and is fine).
+_HEDGE_AFTER_OPENER = re.compile(r"(?:not|but|only|nor)\b(?![^,:;.]{0,30}:)", re.I)
 #: "X also does Y" in the sentence's first clause adds to something said before; "also called"
 #: names a synonym and a clause before it ("A does B, and C also does B") resolves it.
 _ALSO = re.compile(r"\balso\b(?!\s+(?:called|known|named|termed|referred|written|spelled|"
@@ -321,6 +325,8 @@ def _continues_earlier(text: str) -> str | None:
         if match:
             return f"{match.group(0).strip(' ,')!r} {what}"
     body = _ANSWER_OPENER.sub("", text, count=1)
+    if body != text and _HEDGE_AFTER_OPENER.match(body):
+        return f"{body.split()[0]!r} after the Yes or No leans on it (the statement must stand alone)"
     also = _ALSO.search(body)
     if (also and not _CLAUSE_BEFORE.search(body[:also.start()])
             and not _ADDITION_SAID.search(_RELATIVE_CLAUSE.sub("", body))):

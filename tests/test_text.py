@@ -214,3 +214,18 @@ def test_sentences_that_continue_a_list_of_mistakes_or_alternatives_lean(sentenc
 ])
 def test_also_too_instead_and_kinds_resolved_inside_the_sentence_pass(sentence):
     assert dangling_reason(sentence) is None, dangling_reason(sentence)
+
+
+@pytest.mark.parametrize("sentence, alone", [
+    # Quoted without its "No," the statement must still be one: "Not as fast as ..." is not.
+    ("No, not as fast as tensor parallelism, because it sends only the activations.", False),
+    ("Yes, but only through the switch side, not module to module: a twin-port module works.",
+     False),
+    # A short hedge closed by a colon goes with the word; a statement after the comma stands.
+    ("Yes, but only bluntly: PFC pause frames stop the sending NICs completely.", True),
+    ("No, not necessarily: scaling efficiency on 16 GPUs says little about thousands.", True),
+    ("No, pipeline parallelism does not need as fast a network as tensor parallelism.", True),
+    ("No, NCCL runs only on NVIDIA GPUs.", True),
+])
+def test_what_follows_an_faq_yes_or_no_must_stand_alone(sentence, alone):
+    assert (dangling_reason(sentence) is None) is alone, dangling_reason(sentence)
