@@ -14,9 +14,22 @@ from __future__ import annotations
 
 import re
 
-from .wording import Handler, Quantity, Rule, Source, count, num, q, rx, scaled, to_float
+from .wording import (
+    PCT,
+    Handler,
+    Quantity,
+    Rule,
+    Source,
+    count,
+    fraction_handler,
+    num,
+    q,
+    rx,
+    scaled,
+    to_float,
+)
 
-__all__ = ["RULES"]
+__all__ = ["RULES", "loose_share"]
 
 _SEP = r"\s?[:=]\s?"
 _K = r"(?P<sc>\s?(?:k|thousand)\b)?"
@@ -45,3 +58,18 @@ RULES: tuple[Rule, ...] = (
     Rule(7, rx(rf"\b(?:price|rate|gpu[\s-]?hour\sprice|price\sper\sgpu[\s-]?h(?:ou)?r)"
                 rf"(?:{_SEP}|\s)\$?{num('n')}{_BARE}"), _scaled("price")),
 )
+
+
+#: Words that name another share: a percent after them is theirs, not the one named before.
+_OTHER_SHARE = (r"(?:slow\w*|overhead|efficien\w*|pue|util\w*|mfu|faster|loss\w*|drop\w*|"
+                r"discount\w*|off|more|less|cheaper|higher|lower|over|under|plus|minus)\b")
+
+
+def loose_share(order: int, names: str, kind: str) -> Rule:
+    """A share named a few words before its percent: "our mfu on similar runs was about 45%",
+    "utilization averages 55%", "utilization is pretty good, around 70%". Up to five words in
+    between, none a number, an amount already read (masked) or another share's name; the
+    percent sign is required. Give it a late `order`, so every tighter rule reads first."""
+    gap = rf"(?:[\s,]+(?!{_OTHER_SHARE})[a-z'-]+){{1,5}}?"
+    return Rule(order, rx(rf"\b(?:{names})\b{gap}[\s,]+(?:~\s?)?{num('n')}(?P<pc>{PCT})"),
+                fraction_handler(kind))

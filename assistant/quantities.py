@@ -218,8 +218,17 @@ def _intent(w: Wording) -> bool:
 
 
 def _pick(w: Wording) -> calc.Calculator | None:
+    # The highest-priority calculator the question selects; one that reads none of its
+    # amounts yields to one that reads two kinds of them ("for disaggregated serving we ship
+    # a 500 MB kv cache over a 50 Gbps link ...": "serving" selects the serving cost, the
+    # size and the link a transfer; "kv cache per token for an 8b model" stays unread).
     specs = sorted(calc.REGISTRY.values(), key=lambda s: -s.priority)
-    return next((spec for spec in specs if spec.selects(w)), None)
+    chosen = [spec for spec in specs if spec.selects(w)]
+    if chosen and not any(chosen[0].reads(x.kind) for x in w.found):
+        reading = [spec for spec in chosen
+                   if len({x.kind for x in w.found if spec.reads(x.kind)}) >= 2]
+        return (reading or chosen)[0]
+    return chosen[0] if chosen else None
 
 
 def _is_input(kind: str) -> bool:
@@ -422,10 +431,13 @@ def _one_amount_asked_of(w: Wording, inputs: list[Quantity]) -> bool:
     itself, which a calculation could only ask back)."""
     if len(inputs) != 1:
         return False
+    # "my mfu calc came out at 120%, is that possible?": a share alone is judged, not used
     return bool(_POLAR_ASK.match(w.lower)) or (inputs[0].kind == "gpus"
-                                               and inputs[0].value == 1)
+                                               and inputs[0].value == 1) or (
+        inputs[0].kind in ("mfu", "utilization") and bool(_POLAR_TAIL.search(w.lower)))
 
 
+_POLAR_TAIL = re.compile(r"\b(?:is|are|was|does|can|could|would|will)\s(?:that|this|it)\b")
 _POLAR_ASK = re.compile(r"\s*(?:can|could|does|do|did|is|are|will|would|should|might|may)\b")
 
 

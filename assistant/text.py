@@ -326,7 +326,8 @@ def _continues_earlier(text: str) -> str | None:
             return f"{match.group(0).strip(' ,')!r} {what}"
     body = _ANSWER_OPENER.sub("", text, count=1)
     if body != text and _HEDGE_AFTER_OPENER.match(body):
-        return f"{body.split()[0]!r} after the Yes or No leans on it (the statement must stand alone)"
+        return (f"{body.split()[0]!r} after the Yes or No leans on it (the statement must "
+                "stand alone)")
     also = _ALSO.search(body)
     if (also and not _CLAUSE_BEFORE.search(body[:also.start()])
             and not _ADDITION_SAID.search(_RELATIVE_CLAUSE.sub("", body))):

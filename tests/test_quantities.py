@@ -1465,3 +1465,55 @@ def test_a_what_if_changes_one_input_of_the_previous_calculation(first, follow_u
     again = detect(follow_up, previous)
     assert again.tool == previous.tool and not again.missing
     assert again.args == {**previous.args, **changed}
+
+
+# --- the nineteenth dev round's calculator wording (cd19/ce19, written blind) -------------
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("our mfu on similar runs was about 45%. price is 2.50", "mfu", 0.45),
+    ("traffic is bursty so utilization averages 55%. whats", "utilization", 0.55),
+    ("utilization is pretty good, around 70%. expecting", "utilization", 0.7),
+])
+def test_a_share_named_a_few_words_before_its_percent(text, kind, value):
+    from assistant.quantities import scan
+    assert [(x.kind, x.value) for x in scan(text)] == [(kind, value)]
+
+
+def test_a_percent_after_another_shares_name_is_not_taken_loosely():
+    from assistant.quantities import scan
+    assert [x.kind for x in scan("mfu is low with a 15% slowdown")] == ["slowdown_pct"]
+    assert [x.kind for x in scan("utilization drops 20% at night")] == ["percent"]
+
+
+def test_racks_each_pulling_power_are_each_racks_power():
+    req = detect("we're getting 4 GB200 NVL72 racks, each pulls about 120 kW, the hall's PUE "
+                 "is 1.25 and we pay 11 cents per kwh. facility power in kW and the energy "
+                 "bill for one week?")
+    assert req.tool == "power_cost" and not req.missing and req.error is None
+    assert run(req).result.facility_kw == pytest.approx(600)
+
+
+def test_quotes_numbered_in_brackets_keep_their_counts():
+    req = detect("comparing 3 offers for a finetune: (1) 256 h100 @ 2.99/hr, 120h; (2) 256 @ "
+                 "2.49/hr but 150h bc slower fabric; (3) 384 gpus @ 2.79/hr, 85h. cost of each?")
+    assert req.tool == "compare_cluster_quotes" and not req.missing
+    assert [x["gpus"] for x in req.args["quotes"]] == [256, 256, 384]
+
+
+def test_a_total_speed_spelled_out_as_links_times_speed_is_counted_once():
+    req = detect("our server has 3.2 Tbps of total network bandwidth (8x400g) and we want to "
+                 "push 1.2 TB of checkpoint out of it, at 80% efficiency. how long in seconds")
+    assert req.args["link_gbps"] == 400 and req.args["links"] == 8
+    assert run(req).result.seconds == pytest.approx(3.75)
+
+
+def test_a_calculator_a_word_selects_yields_to_one_that_reads_the_amounts():
+    req = detect("for disaggregated serving we ship a 500 MB kv cache from the prefill node "
+                 "to the decode node over a 50 Gbps link, efficiency about 70%. how many ms")
+    assert req.tool == "transfer_time"
+    assert run(req).result.seconds == pytest.approx(0.5 * 8 / (50 * 0.7))
+
+
+def test_a_share_alone_in_a_first_message_is_judged_not_calculated():
+    assert detect("my mfu calc came out at 120%, is that possible?") is None
+    assert detect("traffic is bursty so utilization averages 55%, is that bad?") is None

@@ -261,9 +261,12 @@ _WATTS = rx(
 _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # "256 H100s at 700 W", "each GPU draws 700 W": the power of each GPU. "a DGX H100 at
 # 10.2 kW", "NVL72 rack at 120 kW": the power of each server.
-_SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?\s(?:at|@|rated\sat|draws?|drawing|uses?|"
-                    rf"using|pulls?|pulling|consumes?|burns?|of|with|each\sat|x|×)\s{_EASE}$")
-_GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}\s(?:at|@|rated\sat)|(?:each|every|per|one|a|an|the)\s"
+# ("4 NVL72 racks, each pulls about 120 kW": the same, said of each one)
+_SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?(?:,?\s(?:and\s)?each)?\s(?:at|@|rated\sat|"
+                    rf"draws?|drawing|uses?|using|pulls?|pulling|consumes?|burns?|of|with|each\sat|x|×)\s{_EASE}$")
+_GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}(?:\s(?:at|@|rated\sat)|,?\s(?:and\s)?each\s(?:draws?|"
+                 rf"drawing|uses?|using|pulls?|pulling|consumes?|burns?|at|rated\sat))|"
+                 rf"(?:each|every|per|one|a|an|the)\s"
                  rf"{GPU_OR_CARD}\s(?:draws?|uses?|consumes?|is\srated\sat|runs?\sat|at|of))"
                  rf"\s{_EASE}$")
 

@@ -474,8 +474,9 @@ CALCULATOR = _CompareQuotes(
                          "hours, e.g. 'cluster A at $6.50 for 130 hours vs cluster B at $7 for "
                          "100 hours'."),
     },
-    # "quote two: 2048 @ $2.15": a count right after a quote's name, before its price
-    rules=(Rule(55, rx(r"(?<=:\s)(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?=\s?(?:@|at\s)\s?[$#\d])"),
+    # "quote two: 2048 @ $2.15", "(2) 256 @ 2.49/hr": a count right after a quote's name or
+    # number, before its price
+    rules=(Rule(55, rx(r"(?<=[:)]\s)(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?=\s?(?:@|at\s)\s?[$#\d])"),
                 lambda m, src: q("gpus", count(to_float(m.group("n"))), m, src)),),
     priority=30,
     example={"gpus": 256, "quotes": [

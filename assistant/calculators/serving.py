@@ -36,6 +36,7 @@ from assistant.calculators._base import (
     format_price,
     gpus_text,
 )
+from assistant.labels import loose_share
 from assistant.wording import (
     CONNECT,
     GPU_OR_CARD,
@@ -212,6 +213,8 @@ RULES = (
     Rule(23, rx(rf"\b(?:monthly|a\smonth(?:ly)?|per\smonth)\s(?:bill|cost|spend|total)?\s?"
                 rf"(?:(?:would\s|will\s)?(?:be|is)\s)?(?:for|of|at|with)\s{num('n')}(?P<sc>{SCALE})?\s?(?:tokens?|toks?)\b"),
          _monthly_tokens),
+    # "utilization averages 55%", "utilization is pretty good, around 70%"
+    loose_share(86, r"utili[sz]ation|util|busy", "utilization"),
     # "about half utilized", "fully busy": a share said in words
     Rule(36, rx(r"\b(?P<w>half|fully)\s(?:utili[sz]ed|busy|loaded)\b"),
          lambda m, src: q("utilization", 0.5 if m.group("w") == "half" else 1.0, m, src)),

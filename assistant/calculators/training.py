@@ -46,6 +46,7 @@ from assistant.calculators._base import (
     format_sci,
     gpus_text,
 )
+from assistant.labels import loose_share
 from assistant.wording import (
     CONNECT,
     PCT,
@@ -340,6 +341,8 @@ RULES = (
          fraction_handler("mfu")),
     Rule(32, rx(rf"\b(?:mfu|model\sflops?\sutili[sz]ation){CONNECT}{num('n')}(?P<pc>{PCT})?"),
          fraction_handler("mfu")),
+    # "our mfu on similar runs was about 45%": after every tighter rule has read
+    loose_share(86, r"mfu|model\sflops?\sutili[sz]ation", "mfu"),
     Rule(35, rx(rf"{num('n')}{PCT}\s?(?:(?:network|communication|comms?|interconnect|"
                 r"straggler)\s)?(?:longer|slower|slow-?do?wns?|increase\sin\s(?:run\s?)?time|"
                 r"(?:more|extra|additional)\s(?:run[\s-]?time|(?:(?:wall[\s-]?clock|training|"

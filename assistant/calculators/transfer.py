@@ -114,7 +114,9 @@ _MOVING = rx(r"\b(?:how\s(?:long|fast|quick(?:ly)?)|time|takes?|taking|took|tran
 
 
 # "over 8x 400g nics", "2x 800G ports": that many links in parallel (the speed is read apart)
-_MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?=\d+(?:\.\d+)?\s?(?:[gt]\b|[gt]b|gbps|gbit|tbps))")
+# ("8x400g" written short: the speed is read with the count, "(8x400g)" has no link word)
+_MULTIPLIED = rx(r"\b(?P<n>\d{1,3})\s?[x×]\s?(?:(?P<s>\d+(?:\.\d+)?)\s?(?P<p>[gt])\b|"
+                 r"(?=\d+(?:\.\d+)?\s?(?:[gt]b|gbps|gbit|tbps)))")
 # "spread it over 4 links", "across 8 nics", "two ports"
 # ("across 8 400g nics": the speed between is left to be read as the link's)
 _LINKS = rx(r"\b(?:over|across|on|with|using|via|onto|bond|bonding)\s"
@@ -128,7 +130,13 @@ _LINKS = rx(r"\b(?:over|across|on|with|using|via|onto|bond|bonding)\s"
 def _count_links(m: re.Match[str], src: Source) -> list[Quantity]:
     raw = m.group("n")
     value = float(WORD_NUMBERS.get(raw.lower(), 0) or raw)
-    return [Quantity("links", value, m.start("n"), m.end("n"), raw)]
+    links = [Quantity("links", value, m.start("n"), m.end("n"), raw)]
+    if m.groupdict().get("s"):
+        speed = float(m.group("s")) * (1000.0 if m.group("p") == "t" else 1.0)
+        written = src.original[m.start("s"):m.end("p")]
+        links.append(Quantity("link_gbps", speed, m.start("s"), m.end("p"), written.lower(),
+                              unit=f"{m.group('p').upper()}b/s"))
+    return links
 
 
 #: "2 tb over 100gbps at 80% efficiency?", "20gb over a 400g link at 90%?": a size, a link and
@@ -154,6 +162,12 @@ class _TransferTime(Calculator):
         pct = w.first({"percent"})
         if pct is not None and 0 < pct.value <= 100:
             args["efficiency"] = percent(pct.value)
+        # "3.2 Tbps of total bandwidth (8x400g)": the count and its speed spell out the total
+        speeds = [x.value for x in w.found if x.kind == "link_gbps"]
+        links = args.get("links", 1)
+        if links > 1 and any(abs(total - links * each) < 1e-6 * total
+                             for total in speeds for each in speeds):
+            args["link_gbps"] = min(speeds)
         return args, notes
 
 
