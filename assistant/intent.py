@@ -191,10 +191,17 @@ def classify(question: str, comparing: bool = False) -> Shape:
     return Shape(Intent.GENERAL, units)
 
 
+def asked_part(question: str) -> str:
+    """The message up to its last question mark when a remark follows it ("roce uses the
+    same verbs api as ib, right? dont want to rewrite our code"): the remark asks nothing."""
+    end = question.rfind("?")
+    return question[:end + 1] if 0 <= end < len(question.rstrip()) - 1 else question
+
+
 def negated(question: str) -> bool:
     """True if a yes/no question is asked the other way round ("isn't", "doesnt X ..."), in
     its own clause when context comes first ("we use RoCE. doesn't that need PFC?")."""
-    q = " ".join(question.strip().split())
+    q = asked_part(" ".join(question.strip().split()))
     last = [p.strip() for p in re.split(r"[.!?;]\s+|,\s+(?:so\s+|but\s+)?", q) if p.strip()]
     return bool(_NEGATED.search(last[-1] if last else q))
 

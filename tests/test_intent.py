@@ -85,6 +85,9 @@ def test_classify_never_raises_on_odd_input():
     ("isn't roce lossy?", True),
     ("is a passive dac basically zero power?", True),  # a claim of nothing
     ("does zero-3 use more network than plain dp", False),  # ZeRO stage 3 is no negation
+    # a remark after the question asks nothing
+    ("roce uses the same verbs api as ib, right? dont want to rewrite our code", False),
+    ("doesnt roce need pfc? we have it on", True),
 ])
 def test_a_question_asked_the_other_way_round(question, expected):
     from assistant.intent import negated
