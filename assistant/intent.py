@@ -195,7 +195,14 @@ def asked_part(question: str) -> str:
     """The message up to its last question mark when a remark follows it ("roce uses the
     same verbs api as ib, right? dont want to rewrite our code"): the remark asks nothing."""
     end = question.rfind("?")
-    return question[:end + 1] if 0 <= end < len(question.rstrip()) - 1 else question
+    if not 0 <= end < len(question.rstrip()) - 1 or _ASKS.match(question[end + 1:]):
+        return question  # no remark after it, or one more question typed without its "?"
+    return question[:end + 1]
+
+
+_ASKS = re.compile(r"\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|shall|may|"
+                   r"might|must|has|have|what|whats|how|why|which|when|where|who|isn'?t|"
+                   r"aren'?t|doesn'?t|won'?t)\b", re.I)  # ("dont want to ..." is a remark)
 
 
 def negated(question: str) -> bool:
