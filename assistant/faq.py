@@ -298,6 +298,32 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     return _match(question, sim, sentences)
 
 
+#: The pair model's probability at which the FAQ answer the sentence ranker leads with keeps
+#: its own Yes or No when the rules' reading (verdict.led_by_faq) does not confirm the FAQ
+#: asks the question: the ranker chose the answer, the pair model judges the question. On
+#: held-out dev + golden (evals/holdout.py, 5,439 + 389 questions) such leads at 0.8 or more
+#: held the right word 19 times and the wrong one once, a RoCE v1 question led by a RoCE v2
+#: FAQ, which the qualifiers below keep out; at 0.6, 25 and 2.
+LED_PAIR_AT = 0.8
+
+
+def pair_lends(draft: Draft, model: Learned, lead: Chunk) -> bool:
+    """True if `lead` opens an FAQ answer with a plain Yes or No whose FAQ the pair model
+    says asks this question (at LED_PAIR_AT), asked the same way round and of the same
+    version or stage."""
+    if model.pairs is None or HEDGED.match(lead.text):
+        return False
+    mine = qualifiers(draft.question)
+    for question, _, sentences, row in polar_pairs(draft, limit=12):
+        if sentences[0].id != lead.id:
+            continue
+        if not row[PAIR_FEATURES.index("turned_alike")] or (
+                mine and (theirs := qualifiers(question.text)) and not mine & theirs):
+            return False
+        return model.pairs.proba([row])[0] >= LED_PAIR_AT
+    return False
+
+
 def _same_subjects(draft: Draft, question: Chunk, answer: Chunk) -> bool:
     """True if the FAQ is asked of the visitor's terms: each is named in its question or the
     first sentence of its answer ("Does InfiniBand need a subnet manager?" is not "does

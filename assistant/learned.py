@@ -87,6 +87,9 @@ class Learning(Protocol):
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """The FAQ entry whose Yes or No answers a yes/no question (None: no opinion)."""
 
+    def lends_lead(self, draft: Draft, lead: Chunk) -> bool:
+        """Whether the FAQ answer the sentence ranker leads with keeps its Yes or No."""
+
     def polar_memory(self, draft: Draft) -> tuple[str, frozenset[str]] | None:
         """The Yes or No of a labelled question asked the same way, and the sentences that
         answered it (None: no opinion)."""
@@ -115,6 +118,10 @@ class NoLearning:
     def polar_faq(self, draft: Draft) -> FAQMatch | None:
         """No opinion: the rules' FAQ matches alone."""
         return None
+
+    def lends_lead(self, draft: Draft, lead: Chunk) -> bool:
+        """No opinion: the rules' reading of the lead alone."""
+        return False
 
     def polar_memory(self, draft: Draft) -> tuple[str, frozenset[str]] | None:
         """No opinion: the rules' readings alone."""
@@ -237,6 +244,12 @@ class Learned:
         from .faq import learned_neighbour
 
         return learned_neighbour(draft, self)
+
+    def lends_lead(self, draft: Draft, lead: Chunk) -> bool:
+        """Whether the FAQ answer the ranker leads with keeps its Yes or No (faq.pair_lends)."""
+        from .faq import pair_lends
+
+        return pair_lends(draft, self, lead)
 
     def declined_before(self, vector: Any, relevance: float) -> bool:
         """True if the message is at least DECLINED_AT similar to a labelled question that

@@ -429,7 +429,9 @@ def reading(draft: Draft, pool: list[Candidate], ranked: list[tuple[Chunk, float
         settled = settled._replace(word="") if own.group(0).lower() == settled.word.lower() \
             else None
     settled = settled or learned_denial(draft, ranked) or remembered(draft, ranked)
-    if settled is None and ranked and led_by_faq(draft, ranked[0][0]):
+    if settled is None and ranked and (led_by_faq(draft, ranked[0][0]) or (
+            draft.learning is not None and not draft.conversation
+            and draft.learning.lends_lead(draft, ranked[0][0]))):
         return Verdict("", ranked[0][0], "faq-led")
     return settled
 

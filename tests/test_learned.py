@@ -182,3 +182,26 @@ def test_labelled_neighbours_say_which_sentences_answered_them(bot):
     assert any("29,491" in texts[i] or "29,5" in texts[i]
                for i, (near, _) in memory.items() if near == nearest)
     assert all(0.0 < near <= total for near, total in memory.values())
+
+
+@pytest.mark.model
+def test_the_faq_answer_the_ranker_leads_with_keeps_its_word_when_the_pair_model_agrees(bot):
+    # "Do I need PFC on InfiniBand?" asked another way: the rules' reading of the lead
+    # (verdict.led_by_faq) does not confirm it, the pair model does (faq.LED_PAIR_AT)
+    from assistant.faq import pair_lends, polar_pairs
+    from assistant.verdict import led_by_faq
+
+    question = "we run ndr ib - do we have to configure pfc on it?"
+    answer = bot.ask(question).text
+    assert answer.startswith("No, InfiniBand does not use PFC")
+    turn = bot.turn(question, [], None)
+    draft = bot.draft(turn.question, turn.retrieval)
+    lead = next(s[0] for _, _, s, _ in polar_pairs(draft, limit=12)
+                if s[0].text.startswith("No, InfiniBand does not use PFC"))
+    assert not led_by_faq(draft, lead)
+    assert pair_lends(draft, bot.learning, lead)
+    rules = Learned(pages=bot.learning.pages, kind=bot.learning.kind,
+                    sentences=bot.learning.sentences, idf=bot.learning.idf,
+                    faq_questions=bot.learning._faq_questions)
+    assert not pair_lends(draft, rules, lead)  # without the pair model: no word lent
+    assert not NoLearning().lends_lead(draft, lead)
