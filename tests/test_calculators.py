@@ -726,8 +726,15 @@ def test_per_month_is_a_month_of_hours(question):
 
 @pytest.mark.parametrize("seconds, said", [
     (0.35, "0.35 s"), (12.5, "12.5 s"), (1684.2, "1,684 s (28.1 min)"),
-    (52631.6, "52,632 s (14.6 h)"), (0.002, "2 ms")])
+    (52631.6, "52,632 s (14.6 h)"), (4571.4, "4,571 s (76 min, 1.27 h)"), (0.002, "2 ms")])
 def test_a_long_time_reads_in_seconds_and_a_larger_unit_never_in_e_notation(seconds, said):
     from assistant.calculators.allreduce import format_seconds
 
     assert format_seconds(seconds) == said
+
+
+def test_a_large_size_reads_in_whole_gigabytes_never_in_e_notation():
+    from assistant.calculators.allreduce import format_size
+
+    assert format_size(10_000) == "10,000 GB" and format_size(1_234.5) == "1,234 GB"
+    assert format_size(17.5) == "17.5 GB" and format_size(0.002) == "2 MB"

@@ -1517,3 +1517,11 @@ def test_a_calculator_a_word_selects_yields_to_one_that_reads_the_amounts():
 def test_a_share_alone_in_a_first_message_is_judged_not_calculated():
     assert detect("my mfu calc came out at 120%, is that possible?") is None
     assert detect("traffic is bursty so utilization averages 55%, is that bad?") is None
+
+
+def test_quote_a_beside_quote_b_is_a_name_not_an_article():
+    # the eighteenth round's sealed split (after its scoring): quote a's 48 h went to quote b
+    req = detect("quote a 128 gpus @ 4.10 48h, quote b 128 gpus @ 3.60 60h, quote c 96 gpus @ "
+                 "3.20 70h. job cost for each + gap to cheapest")
+    assert [(x["name"], x["hours"]) for x in req.args["quotes"]] == [
+        ("a", 48), ("b", 60), ("c", 70)]

@@ -102,8 +102,10 @@ def format_seconds(s: float) -> str:
     """A duration in the unit that reads best: "0.35 s", "10.2 ms", "40 µs"."""
     if s == 0 or not math.isfinite(s):
         return f"{s:g} s"
-    if s >= 3600:
+    if s >= 36000:
         return f"{s:,.0f} s ({s / 3600:,.3g} h)"  # not "1.68e+04 s"
+    if s >= 3600:  # "how many seconds (and roughly minutes)": both, beside the hours
+        return f"{s:,.0f} s ({s / 60:,.0f} min, {s / 3600:,.3g} h)"
     if s >= 100:
         return f"{s:,.0f} s ({s / 60:,.3g} min)"
     if s >= 0.1:
@@ -124,6 +126,8 @@ def format_duration(s: float) -> str:
 
 def format_size(gb: float) -> str:
     """A size given in GB, in the unit that reads best: "17.5 GB", "2 MB"."""
+    if gb >= 1000:
+        return f"{gb:,.0f} GB"  # "10,000 GB", not "1e+04 GB"
     if gb >= 1 or gb == 0:
         return f"{gb:,.4g} GB"
     if gb >= 1e-3:

@@ -195,11 +195,18 @@ _COMPARE_WORD = rx(r"\b(?:compare|comparison|vs|versus|cheaper|cheapest|dearer|d
 _LETTER_MARKER = rx(r"(?:^|(?<=[\s.;,(]))(?P<name>[a-z])(?=\s?:\s|\s(?:charges?|quotes?|asks)\b)")
 
 
+_FIRST_LETTER = rx(r"\b(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)"
+                   r"\s(?P<name>a)\b")
+
+
 def _markers(lower: str) -> list[re.Match[str]]:
     seen: set[str] = set()
     kept = []
     found = sorted([*_MARKER.finditer(lower), *_LETTER_MARKER.finditer(lower)],
                    key=lambda m: m.start())
+    if "b" in {m.group("name") for m in found} and "a" not in {m.group("name") for m in found}:
+        # "quote a 128 gpus @ 4.10 48h, quote b ...": beside a quote b, "quote a" is a name
+        found = sorted([*found, *_FIRST_LETTER.finditer(lower)], key=lambda m: m.start())
     if len([m for m in found if len(m.group("name")) == 1]) < 2:
         found = list(_MARKER.finditer(lower))  # one lettered name is no comparison
     for m in found:
