@@ -285,7 +285,7 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     # ...nor one asked of another version or stage: "RoCE v2" answers nothing of "RoCE v1"
     mine = qualifiers(draft.question)
     pairs = [p for p in polar_pairs(draft) if p[3][PAIR_FEATURES.index("turned_alike")]
-             and not (mine and (theirs := qualifiers(p[0].text)) and not mine & theirs)]
+             and not _other_version(mine, p[0].text)]
     if not pairs:
         return None
     scores = model.pairs.proba([p[3] for p in pairs])
@@ -317,11 +317,16 @@ def pair_lends(draft: Draft, model: Learned, lead: Chunk) -> bool:
     for question, _, sentences, row in polar_pairs(draft, limit=12):
         if sentences[0].id != lead.id:
             continue
-        if not row[PAIR_FEATURES.index("turned_alike")] or (
-                mine and (theirs := qualifiers(question.text)) and not mine & theirs):
+        if not row[PAIR_FEATURES.index("turned_alike")] or _other_version(mine, question.text):
             return False
         return model.pairs.proba([row])[0] >= LED_PAIR_AT
     return False
+
+
+def _other_version(mine: frozenset[str], faq_question: str) -> bool:
+    """True if the FAQ asks of another version or stage than the visitor's qualifiers."""
+    theirs = qualifiers(faq_question)
+    return bool(mine and theirs and not mine & theirs)
 
 
 def _same_subjects(draft: Draft, question: Chunk, answer: Chunk) -> bool:
