@@ -418,7 +418,8 @@ def test_an_faq_asked_of_something_else_lends_no_it_depends_to_a_follow_up(bot):
 
 
 def test_a_lead_that_denies_in_its_main_clause_opens_with_no(bot):
-    answer = bot.ask("if i turn on ecn on all switches does that make ethernet lossless?")
+    # (not a dev question: a labelled dev question opens from memory, polarity "remembered")
+    answer = bot.ask("if we enable ecn on every switch, is our ethernet lossless then?")
     assert answer.text.startswith("No: ") and answer.polarity == "denies"
     # ...never for a question that turns ("without") or points back at the conversation
     answer = bot.ask("can we serve a 70b model on one 8xh100 box without any infiniband?")
