@@ -16,6 +16,7 @@ from .polarity import (
     qualifiers,
     same_qualifiers,
     turned_alike,
+    turned_aside,
     turning_words,
 )
 from .text import stands_alone
@@ -284,7 +285,7 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
         return None
     # ...nor one asked of another version or stage: "RoCE v2" answers nothing of "RoCE v1"
     mine = qualifiers(draft.question)
-    pairs = [p for p in polar_pairs(draft) if p[3][PAIR_FEATURES.index("turned_alike")]
+    pairs = [p for p in polar_pairs(draft) if _asked_alike(draft, model, p)
              and not _other_version(mine, p[0].text)]
     if not pairs:
         return None
@@ -317,10 +318,22 @@ def pair_lends(draft: Draft, model: Learned, lead: Chunk) -> bool:
     for question, _, sentences, row in polar_pairs(draft, limit=12):
         if sentences[0].id != lead.id:
             continue
-        if not row[PAIR_FEATURES.index("turned_alike")] or _other_version(mine, question.text):
+        if not _asked_alike(draft, model, (question, _, sentences, row)) \
+                or _other_version(mine, question.text):
             return False
         return model.pairs.proba([row])[0] >= LED_PAIR_AT
     return False
+
+
+def _asked_alike(draft: Draft, model: Learned, pair: tuple) -> bool:
+    """True if the pair's FAQ is asked the same way round as the visitor's question: the same
+    turning words, or, for a plain Yes or No, turning words that differ only in ones the
+    labelled questions showed to be inert (model.inert, polarity.turned_aside)."""
+    question, _, sentences, row = pair
+    if row[PAIR_FEATURES.index("turned_alike")]:
+        return True
+    return (bool(model.inert) and not HEDGED.match(sentences[0].text)
+            and turned_aside(draft.question, question.text, model.inert))
 
 
 def _other_version(mine: frozenset[str], faq_question: str) -> bool:
@@ -340,3 +353,54 @@ def _same_subjects(draft: Draft, question: Chunk, answer: Chunk) -> bool:
     mine = set(draft.terms)
     swapped = asked - mine - {question.slug, draft.subject} and mine - asked - {question.slug}
     return mine <= said and not swapped
+
+
+@dataclass(frozen=True)
+class Turn:
+    """How a labelled yes/no question and one of its FAQ pairs differ in turning words."""
+
+    question: int  # the labelled question's number (the cross-fitting folds split by it)
+    difference: frozenset[str]  # polarity.turn_difference
+    word_right: bool  # the FAQ's Yes or No is the question's
+    hedged: bool
+
+
+#: inert_turns: the pair model's out-of-fold probability from which a pair counts, and the
+#: pairs a word must have turned right (and none wrong). Two-fold cross-validation by
+#: question over a held-out log of golden + dev (10 shuffles): at 0.7 / 2, FAQ words given
+#: through such words at PAIR_AT 26.1 right and 0 wrong per run; with the negations and
+#: exclusives learnable too (polarity.NEGATING), 38.8 right and 1.8 wrong.
+INERT_PAIR_AT = 0.7
+INERT_MIN = 2
+
+
+def inert_turns(rows: list[list[float]], labels: list[int], turns: list[Turn],
+                folds: int = 2) -> list[str]:
+    """The signed turning words (polarity.turn_difference) that never turned an FAQ's plain
+    Yes or No on the labelled questions: among the pairs the pair model, fitted without the
+    pair's question (cross-fitted, `folds`), puts at INERT_PAIR_AT or more and that differ
+    in turning words, the words of at least INERT_MIN pairs whose word was right and none
+    whose word was wrong. "f:more": "Are output tokens more expensive to serve than input
+    tokens?" asks what "are output tokens pricier to serve?" does."""
+    from collections import Counter
+
+    from .trees import Trees
+
+    if len(set(labels)) < 2 or not rows:
+        return []
+    proba = [0.0] * len(rows)
+    for fold in range(folds):
+        train = [i for i, t in enumerate(turns) if t.question % folds != fold]
+        held = [i for i, t in enumerate(turns) if t.question % folds == fold
+                and t.difference and not t.hedged]
+        if not held or len({labels[i] for i in train}) < 2:
+            continue
+        trees = Trees.fit([rows[i] for i in train], [labels[i] for i in train])
+        for i, p in zip(held, trees.proba([rows[i] for i in held]), strict=True):
+            proba[i] = float(p)
+    right: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    for p, turn in zip(proba, turns, strict=True):
+        if p >= INERT_PAIR_AT:
+            (right if turn.word_right else wrong).update(turn.difference)
+    return sorted(w for w, n in right.items() if n >= INERT_MIN and not wrong[w])

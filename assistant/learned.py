@@ -13,7 +13,11 @@ split, never the sealed test split) and the corpus's own FAQ pairs, on CPU, in a
   pickers' choices are among the features, so the model learns when to follow them.
 - **FAQ pairs**: whether a corpus FAQ question asks the visitor's yes/no question, so that its
   authored Yes or No answers it however it is worded (gradient-boosted trees over
-  faq.PAIR_FEATURES, labelled by each labelled yes/no question's word and pages).
+  faq.PAIR_FEATURES, labelled by each labelled yes/no question's word and pages);
+- **inert turning words** (faq.inert_turns): which turning words ("more", "lossless"), present
+  in one of a visitor's question and an FAQ question only, never turned the FAQ's Yes or No
+  on the labelled questions the pair model trusts (cross-fitted), so the pair matcher may
+  lend the FAQ's word across them; negations never become inert (polarity.NEGATING).
 
 Trained on the first start and cached under the data directory, keyed by LEARNED_VERSION,
 the labelled files, the corpus, the embedding model and the retrieval mode; a second start
@@ -43,12 +47,12 @@ if TYPE_CHECKING:
     from .chain import Assistant
     from .corpus import Chunk
     from .draft import Candidate, Draft
-    from .faq import FAQMatch
+    from .faq import FAQMatch, Turn
     from .retrieve import Retrieval
 
 log = logging.getLogger(__name__)
 
-LEARNED_VERSION = "17"
+LEARNED_VERSION = "18"
 #: Candidates per question the sentence model scores (compose.LEARNED_POOL).
 POOL = 30
 #: A message at or above this probability asks a yes/no question.
@@ -164,6 +168,8 @@ class Learned:
         #: per labelled yes/no first message (normalised words): its Yes or No and its words
         self.polar: dict[str, tuple[str, str]] = {}
         self.declined: Any = None  # unit vectors of the labelled out-of-scope questions
+        #: signed turning words that turned no labelled question (inert_turns)
+        self.inert: frozenset[str] = frozenset()
 
     def rank_pages(self, retrieval: Retrieval) -> Retrieval:
         """Return the retrieval with its pages in the learned order."""
@@ -290,9 +296,12 @@ class Learned:
                                  if len(set(labels)) > 1 else None)
             data["order"] = (Trees.fit_ranker(rows, labels, groups).to_json()
                              if len(set(labels)) > 1 else None)
-            rows, labels = pair_rows(assistant, files)
+            rows, labels, turns = pair_rows(assistant, files)
             data["pairs"] = Trees.fit(rows, labels).to_json() if len(set(labels)) > 1 \
                 else None
+            from .faq import inert_turns
+
+            data["inert"] = inert_turns(rows, labels, turns)
             data["declined"] = declined_vectors(assistant, files)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data))
@@ -303,6 +312,7 @@ class Learned:
         learned.answered = {k: frozenset(v) for k, v in (data.get("answered") or {}).items()}
         learned.polar = {k: (v[0], v[1]) for k, v in (data.get("polar") or {}).items()}
         learned.declined = _unit_rows(data.get("declined") or [])
+        learned.inert = frozenset(data.get("inert") or ())
         return learned
 
 
@@ -443,15 +453,19 @@ def sentence_rows(assistant: Assistant, files: tuple[Path, ...], learned: Learne
 
 
 def pair_rows(assistant: Assistant, files: tuple[Path, ...]
-              ) -> tuple[list[list[float]], list[int]]:
+              ) -> tuple[list[list[float]], list[int], list[Turn]]:
     """Feature rows of the FAQ questions nearest each labelled yes/no question, labelled 1
-    when the FAQ is on one of the pages that answer it and its Yes or No is the right one."""
-    from .faq import PAIR_FEATURES, polar_pairs
+    when the FAQ is on one of the pages that answer it and its Yes or No is the right one;
+    with each row's Turn."""
+    from .faq import HEDGED, PAIR_FEATURES, Turn, polar_pairs
     from .intent import Intent
+    from .polarity import turn_difference
 
     rows: list[list[float]] = []
     labels: list[int] = []
-    for item, draft in _drafts(assistant, files, lambda i: bool(i.expect.yes_no)):
+    turns: list[Turn] = []
+    for n, (item, draft) in enumerate(_drafts(assistant, files,
+                                              lambda i: bool(i.expect.yes_no))):
         if draft.shape.intent is not Intent.YES_NO:
             continue
         for question, _sim, sentences, row in polar_pairs(draft):
@@ -459,5 +473,8 @@ def pair_rows(assistant: Assistant, files: tuple[Path, ...]
             rows.append(row)
             labels.append(int(question.slug in item.expect.sources
                               and word == item.expect.yes_no))
+            turns.append(Turn(n, turn_difference(draft.question, question.text),
+                              word == item.expect.yes_no,
+                              bool(HEDGED.match(sentences[0].text))))
     assert not rows or len(rows[0]) == len(PAIR_FEATURES)
-    return rows, labels
+    return rows, labels, turns

@@ -262,6 +262,33 @@ def turning_words(text: str) -> frozenset[str]:
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 
+#: Turning words that always turn: a negation or an exclusive never learns to be inert
+#: (`turned_aside`), whatever the labelled questions say.
+NEGATING = frozenset({"not", "no", "never", "cannot", "cant", "doesnt", "dont", "isnt", "arent",
+                      "wont", "without", "none", "nothing", "zero", "only", "still", "instead",
+                      "rather"})
+
+
+def turn_difference(question: str, faq_question: str) -> frozenset[str]:
+    """The turning words one of two questions has and the other lacks, signed: "q:more" is
+    the visitor's alone, "f:more" the FAQ question's alone."""
+    mine, theirs = turning_words(question), turning_words(faq_question)
+    return frozenset([f"q:{w}" for w in mine - theirs] + [f"f:{w}" for w in theirs - mine])
+
+
+def turned_aside(question: str, faq_question: str, inert: frozenset[str]) -> bool:
+    """True if two questions differ only in turning words that labelled questions showed
+    to turn nothing (`inert`, learned.inert_turns: "Are output tokens *more* expensive to
+    serve?" asks what "are output tokens pricier to serve?" does), framed alike."""
+    from .words import stem
+
+    difference = turn_difference(question, faq_question)
+    negating = {stem(w) for w in NEGATING}
+    return (bool(difference) and difference <= inert
+            and not any(w[2:] in negating for w in difference)
+            and framed_alike(question, faq_question))
+
+
 def turned_alike(question: str, other: str) -> bool:
     """True if two questions are asked the same way round: the same turning words, and no
     word of one framing ("special") against its opposite ("normal") in the other."""

@@ -260,3 +260,30 @@ def test_putting_packets_back_in_order_frames_nothing():
     asked = "heard srd can deliver packets out of order, is that true? who puts them back in order"
     assert not framed_alike(asked, "Does SRD deliver packets in order?")
     assert framed_alike(asked, "Can SRD deliver packets out of order?")
+
+
+def test_turning_words_that_differ_are_signed_by_whose_they_are():
+    from assistant.polarity import turn_difference
+
+    assert turn_difference("are output tokens pricier to serve than input tokens?",
+                           "Are output tokens more expensive to serve?") == {"f:more"}
+    assert turn_difference("does iwarp need pfc or a lossless fabric?",
+                           "Does iWARP need Priority Flow Control?") == {"q:lossless"}
+    assert turn_difference("does roce need pfc?", "Does RoCE need PFC?") == frozenset()
+
+
+def test_a_question_turned_aside_differs_only_in_inert_words_and_never_in_a_negation():
+    from assistant.polarity import turned_aside
+
+    inert = frozenset({"f:more", "q:cant", "q:not"})
+    assert turned_aside("are output tokens pricier to serve than input tokens?",
+                        "Are output tokens more expensive to serve?", inert)
+    # a word the labelled questions never showed inert still turns
+    assert not turned_aside("does iwarp need pfc or a lossless fabric?",
+                            "Does iWARP need Priority Flow Control?", inert)
+    # a negation turns whatever the data say; so does a difference in framing
+    assert not turned_aside("is roce not routable?", "Is RoCE routable?", inert)
+    assert not turned_aside("will normal switches work for more roce?",
+                            "Does RoCE need special switches?", inert)
+    # questions asked alike are not "turned aside": turned_alike says so
+    assert not turned_aside("does roce need pfc?", "Does RoCE need PFC?", inert)
