@@ -142,9 +142,15 @@ def _asks_as_much(draft: Draft, sentence: Chunk) -> bool:
     faq_terms = {m.slug for m in draft.retriever.terms.find(asked)}
     swapped = (faq_terms - set(draft.terms) - {sentence.slug, draft.subject}
                and set(draft.terms) - faq_terms - {sentence.slug})
-    # ... and asked the same way round ("an NCCL *equivalent*" is not "does NCCL run")
+    # ... and asked the same way round ("an NCCL *equivalent*" is not "does NCCL run"), a
+    # comparison as a comparison ("is all-to-all rougher on the fabric than allreduce?" is
+    # not "Can a fabric for MoE training be sized from all-reduce benchmark results?")
     return (draft.terms <= theirs and same_qualifiers(draft.question, said) and not swapped
-            and turned_alike(draft.question, asked))
+            and turned_alike(draft.question, asked)
+            and bool(_THAN.search(draft.question)) == bool(_THAN.search(asked)))
+
+
+_THAN = re.compile(r"\bthan\b", re.I)
 
 
 #: Another FAQ's own Yes or No settles a question only when that FAQ's question is at least

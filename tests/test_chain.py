@@ -490,3 +490,23 @@ def test_a_question_with_more_than_the_term_keeps_the_learned_order(bot):
     turn = bot.turn("what is the catch with roce operationally?", [], None)
     q = turn.question
     assert defined_first(turn.retrieval, q.text, q.terms, False, bot.retriever) is turn.retrieval
+
+
+@pytest.mark.model
+def test_a_comparison_takes_no_word_from_an_faq_that_compares_nothing(bot):
+    # "Can a network fabric for MoE training be sized from all-reduce benchmark results?" is
+    # close, and its "No, sizing ... is a common mistake" is no answer to "is A rougher than B?"
+    answer = bot.ask("training a moe model. is all-to-all rougher on the fabric than "
+                     "allreduce? why")
+    assert not answer.text.startswith(("No", "Yes", "It depends"))
+    assert "all-to-all" in answer.text.split("[1]")[0].lower()
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("question", "word"), [
+    ("does nccl need a plugin on google cloud?", "Yes"),
+    ("on azure do i need to install some nccl plugin for the ib?", "No"),
+])
+def test_each_cloud_gets_its_own_answer_about_nccl_plugins(bot, question, word):
+    # "Does NCCL work the same way on every cloud?" answers No, which is no answer to either
+    assert bot.ask(question).text.startswith(word)
