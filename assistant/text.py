@@ -138,7 +138,13 @@ def table_sentences(text: str, name: str) -> list[str]:
             continue
         cells = [clean_inline(c.strip()) for c in stripped.strip("|").split("|")]
         if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-            continue  # the line under the header
+            # the line under a header: a table straight after another (no blank line between
+            # them in a chunk) starts here, its header is not a row of the one before
+            if len(rows) > 1:
+                header = rows.pop()
+                flush()
+                rows.append(header)
+            continue
         rows.append(cells)
     flush()
     return out

@@ -95,6 +95,13 @@ def test_table_rows_become_sentences_that_name_their_columns():
     assert table_sentences("| Generation | Total |\n|---|---|\n| NVLink 5 | 1.8 TB/s |",
                            "NVLink") == ["NVLink 5: total 1.8 TB/s."]
     assert table_sentences("No table here.", "NVLink") == []
+    # two tables with nothing between them (as a chunk may hold them): the second header is
+    # a header, not a row of the first table
+    two = ("| Link | Each direction |\n|---|---|\n| NDR | 50 GB/s |\n"
+           "| System | Ratio |\n|---|---|\n| H100 | 9 times |")
+    assert table_sentences(two, "NVLink vs InfiniBand") == [
+        "NDR (NVLink vs InfiniBand): each direction 50 GB/s.",
+        "H100 (NVLink vs InfiniBand): ratio 9 times."]
     for sentence in table_sentences(table, "InfiniBand generations"):
         assert stands_alone(sentence)
 
