@@ -18,7 +18,7 @@ to was we what whats when where which who why will with you your vs versus about
 please pls simply simple terms really actually just even still also any anyone anything one
 use used using work works working need needs get got would should thing things kind sort mean
 means meaning called exactly like too even ever anyway again go goes going out literally
-basically not whether""".split())
+basically not whether hey hi hello between""".split())
 
 
 #: Words visitors use for the corpus's own words ("NIC" where the corpus says adapter).

@@ -173,6 +173,16 @@ was measured on it (f80949e). The same session added 392 more questions written 
 dev alone (d19a-d, cd19, ce19; dev 5,439). It was scored once, at 6554505 (figures in the
 README and the closing note of issue 22), so it is spent: the next piece of work appends it
 to dev and writes a fresh split. Its two calculator misses were fixed after the scoring.
+
+Nineteenth round, 2026-11-27, twelfth session: the eighteenth round's spent split was
+appended to dev (5,734 questions; in-sample dev wrong polarity 0, golden above its floors).
+Four new pools were written blind by helpers who read only `corpus/` and were told to write
+no other file (pages dealt anew with seed 20261211; ids v20a and v20b (84 each), v20c (85);
+calculator questions c20, 42), and became the sealed test split whole (295 questions, 95 of
+them yes/no, 18 to be declined, 32 follow-ups), committed before anything was measured on it
+(823f436). It is scored once, at the end of that session's work (figures in the README and
+the closing note of issue 22); then it is spent: the next piece of work appends it to dev
+and writes a fresh split.
 """
 
 from __future__ import annotations
