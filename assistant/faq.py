@@ -141,7 +141,8 @@ def faq_match(draft: Draft) -> FAQMatch | None:
             # not say whether InfiniBand is faster than Ethernet
             alike = (same_qualifiers(draft.question, question.text) and not hedged
                      and turned_alike(draft.question, question.text) and not elsewhere
-                     and asks_identity(draft.question) == asks_identity(question.text))
+                     and asks_identity(draft.question) == asks_identity(question.text)
+                     and not said_of_the_usual(draft.question, sentences[0].text))
             return _match(question, sim, sentences, alike)
     return None
 
@@ -171,7 +172,8 @@ def polar_neighbour(draft: Draft) -> FAQMatch | None:
         if theirs - draft.terms - {question.slug} or not same_qualifiers(draft.question,
                                                                          question.text):
             continue
-        if not turned_alike(draft.question, question.text):
+        if not turned_alike(draft.question, question.text) or said_of_the_usual(
+                draft.question, sentences[0].text):
             continue
         # ...and asked of every term the visitor names: "Does InfiniBand have congestion
         # control?" says nothing of "the ip ecn bits"
@@ -286,7 +288,8 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     # ...nor one asked of another version or stage: "RoCE v2" answers nothing of "RoCE v1"
     mine = qualifiers(draft.question)
     pairs = [p for p in polar_pairs(draft) if _asked_alike(draft, model, p)
-             and not _other_version(mine, p[0].text)]
+             and not _other_version(mine, p[0].text)
+             and not said_of_the_usual(draft.question, p[2][0].text)]
     if not pairs:
         return None
     scores = model.pairs.proba([p[3] for p in pairs])
@@ -334,6 +337,20 @@ def _asked_alike(draft: Draft, model: Learned, pair: tuple) -> bool:
         return True
     return (bool(model.inert) and not HEDGED.match(sentences[0].text)
             and turned_aside(draft.question, question.text, model.inert))
+
+
+#: A claim of always or every, and an answer said of the usual case: "Yes, liquid cooling
+#: usually lowers PUE" does not say "pulling the fans out *always* makes PUE look better".
+_ALWAYS = re.compile(r"\b(always|every\s+time|in\s+every\s+case|guarantee[sd]?|never\s+fails?)\b",
+                     re.I)
+_USUALLY = re.compile(r"\b(usually|often|typically|mostly|generally|in\s+most\s+cases|can|may|"
+                      r"might|tends?\s+to)\b", re.I)
+
+
+def said_of_the_usual(question: str, answer: str) -> bool:
+    """True if the question claims what always holds and the answer's first sentence says
+    what usually holds: its Yes or No does not answer the claim."""
+    return bool(_ALWAYS.search(question)) and bool(_USUALLY.search(answer))
 
 
 def _other_version(mine: frozenset[str], faq_question: str) -> bool:

@@ -431,10 +431,13 @@ def _one_amount_asked_of(w: Wording, inputs: list[Quantity]) -> bool:
     itself, which a calculation could only ask back)."""
     if len(inputs) != 1:
         return False
-    # "my mfu calc came out at 120%, is that possible?": a share alone is judged, not used
+    # "my mfu calc came out at 120%, is that possible?": a share alone is judged, not used;
+    # "how much does a network engineer make per year?": a period without a number is no
+    # amount to calculate from
     return bool(_POLAR_ASK.match(w.lower)) or (inputs[0].kind == "gpus"
                                                and inputs[0].value == 1) or (
-        inputs[0].kind in ("mfu", "utilization") and bool(_POLAR_TAIL.search(w.lower)))
+        inputs[0].kind in ("mfu", "utilization") and bool(_POLAR_TAIL.search(w.lower))) or (
+        inputs[0].kind == "hours" and not re.search(r"\d", inputs[0].text))
 
 
 _POLAR_TAIL = re.compile(r"\b(?:is|are|was|does|can|could|would|will)\s(?:that|this|it)\b")

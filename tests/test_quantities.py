@@ -1525,3 +1525,32 @@ def test_quote_a_beside_quote_b_is_a_name_not_an_article():
                  "3.20 70h. job cost for each + gap to cheapest")
     assert [(x["name"], x["hours"]) for x in req.args["quotes"]] == [
         ("a", 48), ("b", 60), ("c", 70)]
+
+
+def test_a_period_without_a_number_is_no_amount_to_calculate_from():
+    # a salary asked "per year" is out of scope, not a GPU-hour sum missing its GPUs
+    assert detect("how much does a network engineer at meta make per year") is None
+    request = detect("how much is 8 h100s per year at 2.10/hr")
+    assert request is not None and request.args["hours"] == 8760
+
+
+def test_gpus_times_watts_is_each_gpus_power():
+    request = detect("256 gpus x 700w, old building pue 1.5, 15 cents/kwh, 30 days (720h). "
+                     "total facility kw and power cost")
+    assert request.tool == "power_cost" and request.error is None
+    assert request.args["watts_per_gpu"] == 700
+
+
+def test_quotes_named_by_a_letter_and_an_equals_sign():
+    request = detect("comparing 3 clouds: A = 512 gpus @ 1.99/hr, job takes 300h. B = 384 gpus "
+                     "@ 2.40, 360h. C = 512 gpus @ 2.65, 220h. cost of each?")
+    assert request.tool == "compare_cluster_quotes"
+    assert [q["name"] for q in request.args["quotes"]] == ["A", "B", "C"]
+    assert run(request).result.cheapest_cost == 298496
+
+
+def test_dgx_servers_counted_by_model_name_without_a_plural():
+    request = detect("16 dgx b200 at 14.3kw per server, pue 1.3, $0.20/kwh, 100 hour job - "
+                     "grid kw + electricity cost?")
+    assert request.args["gpus"] == 128 and request.args["gpus_per_server"] == 8
+    assert round(run(request).result.total_cost, 2) == 5948.8

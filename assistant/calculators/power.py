@@ -264,7 +264,7 @@ _EASE = r"(?:about\s|around\s|roughly\s|~\s?)?"
 # ("4 NVL72 racks, each pulls about 120 kW": the same, said of each one)
 _SERVER_BEFORE = rx(rf"{_SERVER}(?:\s[a-z0-9-]+)?(?:,?\s(?:and\s)?each)?\s(?:at|@|rated\sat|"
                     rf"draws?|drawing|uses?|using|pulls?|pulling|consumes?|burns?|of|with|each\sat|x|×)\s{_EASE}$")
-_GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}(?:\s(?:at|@|rated\sat)|,?\s(?:and\s)?each\s(?:draws?|"
+_GPU_BEFORE = rx(rf"(?:\b{GPU_OR_CARD}(?:\s(?:at|@|x|×|\*|rated\sat)|,?\s(?:and\s)?each\s(?:draws?|"
                  rf"drawing|uses?|using|pulls?|pulling|consumes?|burns?|at|rated\sat))|"
                  rf"(?:each|every|per|one|a|an|the)\s"
                  rf"{GPU_OR_CARD}\s(?:draws?|uses?|consumes?|is\srated\sat|runs?\sat|at|of))"
@@ -310,8 +310,9 @@ RULES = (
     # "10.2kw per 8-gpu server": each server's GPUs
     Rule(29, rx(rf"\bper\s(?:an?\s)?{num('n')}[\s-]?{GPU}\s?(?:servers?|nodes?|box|boxes|"
                 r"systems?|machines?|chassis)\b"), consume("gpus_per_node")),
-    # "32 dgx h100s": servers counted by their model name alone
-    Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s\b"), consume("nodes")),
+    # "32 dgx h100s", "16 dgx b200 at 14.3kw": servers counted by their model name alone
+    Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s?\b(?!\s?{GPU})"),
+         consume("nodes")),
     # ("2 8-gpu boxes" counts GPUs: wording.py's rule reads it)
     Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|(?!\d+[\s-]?gpus?\b)[a-z]*\d[a-z0-9-]*)"
                 r"\s){1,3}"
