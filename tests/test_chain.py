@@ -503,16 +503,6 @@ def test_a_comparison_takes_no_word_from_an_faq_that_compares_nothing(bot):
 
 
 @pytest.mark.model
-@pytest.mark.parametrize(("question", "word"), [
-    ("does nccl need a plugin on google cloud?", "Yes"),
-    ("on azure do i need to install some nccl plugin for the ib?", "No"),
-])
-def test_each_cloud_gets_its_own_answer_about_nccl_plugins(bot, question, word):
-    # "Does NCCL work the same way on every cloud?" answers No, which is no answer to either
-    assert bot.ask(question).text.startswith(word)
-
-
-@pytest.mark.model
 def test_a_greeting_or_between_is_no_word_of_the_claim_a_denial_can_say(bot):
     # "NVLink vs InfiniBand is not a choice *between* rivals" denies nothing of "do i need
     # both?": "between" and "hey" are no words of what is claimed (words._STOP_WORDS)
