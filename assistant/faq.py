@@ -318,11 +318,11 @@ def pair_lends(draft: Draft, model: Learned, lead: Chunk) -> bool:
     if model.pairs is None or HEDGED.match(lead.text):
         return False
     mine = qualifiers(draft.question)
-    for question, _, sentences, row in polar_pairs(draft, limit=12):
+    for pair in polar_pairs(draft, limit=12):
+        question, _, sentences, row = pair
         if sentences[0].id != lead.id:
             continue
-        if not _asked_alike(draft, model, (question, _, sentences, row)) \
-                or _other_version(mine, question.text):
+        if not _asked_alike(draft, model, pair) or _other_version(mine, question.text):
             return False
         return model.pairs.proba([row])[0] >= LED_PAIR_AT
     return False

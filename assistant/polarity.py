@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -280,13 +281,18 @@ def turned_aside(question: str, faq_question: str, inert: frozenset[str]) -> boo
     """True if two questions differ only in turning words that labelled questions showed
     to turn nothing (`inert`, learned.inert_turns: "Are output tokens *more* expensive to
     serve?" asks what "are output tokens pricier to serve?" does), framed alike."""
+    difference = turn_difference(question, faq_question)
+    return (bool(difference) and difference <= inert
+            and not any(w[2:] in _negating() for w in difference)
+            and framed_alike(question, faq_question))
+
+
+@functools.cache
+def _negating() -> frozenset[str]:
+    """NEGATING as turning_words stems it."""
     from .words import stem
 
-    difference = turn_difference(question, faq_question)
-    negating = {stem(w) for w in NEGATING}
-    return (bool(difference) and difference <= inert
-            and not any(w[2:] in negating for w in difference)
-            and framed_alike(question, faq_question))
+    return frozenset(stem(w) for w in NEGATING)
 
 
 def turned_alike(question: str, other: str) -> bool:
