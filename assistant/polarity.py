@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -287,7 +286,7 @@ def turned_aside(question: str, faq_question: str, inert: frozenset[str]) -> boo
             and framed_alike(question, faq_question))
 
 
-@functools.cache
+@lru_cache(maxsize=None)
 def _negating() -> frozenset[str]:
     """NEGATING as turning_words stems it."""
     from .words import stem
