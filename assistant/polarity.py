@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 POLAR_OPENING = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
 YES_NO_OPENING = re.compile(r"^(yes|no)\b", re.I)
@@ -286,7 +286,7 @@ def turned_aside(question: str, faq_question: str, inert: frozenset[str]) -> boo
             and framed_alike(question, faq_question))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _negating() -> frozenset[str]:
     """NEGATING as turning_words stems it."""
     from .words import stem
