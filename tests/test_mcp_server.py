@@ -166,7 +166,10 @@ def test_mcp_is_off_by_default(fake_bot, tmp_path):
 def test_stdio_lists_and_calls_the_tools(built, bot, tmp_path):
     data = tmp_path / "data"  # the test index, with this test's own question log beside it
     data.mkdir()
-    (data / "chroma").symlink_to(TEST_DATA / "chroma")
+    # and its model export and learned parts, which `bot` made: the server loads them instead
+    # of making its own under the rest of the suite on a 2-core machine
+    for part in ("chroma", "models", "learned"):
+        (data / part).symlink_to(TEST_DATA / part)
     env = {**os.environ, "ASSISTANT_CORPUS_DIR": str(CORPUS), "ASSISTANT_DATA_DIR": str(data),
            "ASSISTANT_SITE_URL": "https://glossary.example", "ASSISTANT_MAX_REQUEST_BYTES": "8192",
            "PYTHONPATH": str(REPO)}

@@ -74,8 +74,23 @@ def _open_widget(page, title: str):
 
 
 def _ask(frame, question: str) -> None:
-    frame.locator("#question textarea").fill(question)
-    frame.locator("#question textarea").press("Enter")
+    """Type the question and press Enter, and see it sent (Gradio's queue/join request). Once
+    in a CI run (of several hundred asks) an Enter right after the panel opened sent nothing
+    and left the question in the box, where a visitor would see it and press Enter again: so
+    does this, only when nothing was sent."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page = frame.owner.page
+    box = frame.locator("#question textarea")
+    box.fill(question)
+    for attempt in range(2):
+        try:
+            with page.expect_request(lambda r: "/queue/join" in r.url, timeout=15_000):
+                box.press("Enter")
+            return
+        except PlaywrightTimeout:
+            if attempt or box.input_value() != question:
+                raise
 
 
 def _in_view(page, element_id: str) -> bool:
