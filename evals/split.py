@@ -180,9 +180,19 @@ Four new pools were written blind by helpers who read only `corpus/` and were to
 no other file (pages dealt anew with seed 20261211; ids v20a and v20b (84 each), v20c (85);
 calculator questions c20, 42), and became the sealed test split whole (295 questions, 95 of
 them yes/no, 18 to be declined, 32 follow-ups), committed before anything was measured on it
-(823f436). It is scored once, at the end of that session's work (figures in the README and
-the closing note of issue 22); then it is spent: the next piece of work appends it to dev
-and writes a fresh split.
+(823f436). It was scored once, at 824193a (figures in the README and the closing note of
+issue 22), so it is spent.
+
+Twentieth round, 2026-11-27, thirteenth session: the nineteenth round's spent split was
+appended to dev (6,029 questions; in-sample dev wrong polarity 0, golden above its floors:
+hit@1 0.934). Four new pools were written blind by helpers who read only `corpus/` and were
+told to write no other file (pages dealt anew with seed 20261219; ids v21a, v21b and v21c (84
+each); calculator questions c21, 42). The 15 questions whose wording was already in dev or
+golden word for word were dropped (they would be answered from the labelled memory), and
+the rest became the sealed test split (279 questions, 93 of them yes/no, 17 to be declined,
+29 follow-ups), committed before anything was measured on it. It is scored once, at the end
+of that session's work (figures in the README and the closing note of issue 22); then it is
+spent: the next piece of work appends it to dev and writes a fresh split.
 """
 
 from __future__ import annotations
