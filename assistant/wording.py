@@ -487,7 +487,8 @@ OTHER_TOPIC = rx(
 # What else a question may price ("how much is InfiniBand for 16 GPUs?"): the network and
 # its parts, which the lessons price, not the GPU-rental calculator.
 NETWORK_GEAR = rx(r"\b(?:infiniband|ib|ethernet|roce(?:v2)?|networks?|networking|fabrics?|nics?|"
-                  r"nvlink|spectrum-?x|optics?|transceivers?|cables?|switch(?:es)?)\b")
+                  r"nvlink|spectrum-?x|optics?|transceivers?|cables?|cabling|switch(?:es)?|"
+                  r"connect(?:s|ed|ing|ion)?|interconnects?|wire|wiring)\b")
 FOLLOWUP = rx(r"^(?:and|what\sif|what\sabout|how\sabout|with|at|for|now|then|instead|same|"
               r"but|ok|okay|so|try)\b|\b(?:instead|what\sif|what\sabout|how\sabout)\b")
 # "burns per hour", "hourly burn", "what is that an hour": a rate is asked for, not a total.

@@ -1138,6 +1138,9 @@ def test_a_short_link_speed_is_said_in_the_working():
     "how much is infiniband for 16 gpus",
     "what does the network cost for 256 gpus",
     "how much are the switches for 1024 H100s",
+    # the cost of connecting GPUs (asked as a visitor, 2026-11-27), not of renting them
+    "what's the cheapest way to connect 16 gpus across 2 servers",
+    "how much does it cost to wire up 64 gpus",
 ])
 def test_the_price_of_the_network_is_not_gpu_rental(question):
     assert detect(question) is None
