@@ -288,7 +288,7 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     # ...nor one asked of another version or stage: "RoCE v2" answers nothing of "RoCE v1"
     mine = qualifiers(draft.question)
     pairs = [p for p in polar_pairs(draft) if _asked_alike(draft, model, p)
-             and not _other_version(mine, p[0].text)
+             and not _other_version(mine, p[0].text, draft.question)
              and not said_of_the_usual(draft.question, p[2][0].text)]
     if not pairs:
         return None
@@ -322,7 +322,8 @@ def pair_lends(draft: Draft, model: Learned, lead: Chunk) -> bool:
         question, _, sentences, row = pair
         if sentences[0].id != lead.id:
             continue
-        if not _asked_alike(draft, model, pair) or _other_version(mine, question.text):
+        if not _asked_alike(draft, model, pair) or _other_version(mine, question.text,
+                                                                     draft.question):
             return False
         return model.pairs.proba([row])[0] >= LED_PAIR_AT
     return False
@@ -353,10 +354,38 @@ def said_of_the_usual(question: str, answer: str) -> bool:
     return bool(_ALWAYS.search(question)) and bool(_USUALLY.search(answer))
 
 
-def _other_version(mine: frozenset[str], faq_question: str) -> bool:
-    """True if the FAQ asks of another version or stage than the visitor's qualifiers."""
+def _other_version(mine: frozenset[str], faq_question: str, asked: str = "") -> bool:
+    """True if the FAQ asks of another version or stage than the visitor's qualifiers, or of
+    a distance the visitor's is not: "pfc across a ~100km regional link" is not "a long-haul
+    link of hundreds of kilometers", whose No it had borrowed (a distance the FAQ does not
+    name is context: "our halls are 100m apart" still asks whether fiber length adds
+    latency)."""
     theirs = qualifiers(faq_question)
-    return bool(mine and theirs and not mine & theirs)
+    if mine and theirs and not mine & theirs:
+        return True
+    spans = _distances(faq_question)
+    return bool(spans) and any(not any(low < km <= high for low, high in spans)
+                               for _, km in _distances(asked))
+
+
+_DISTANCE = re.compile(r"\b(?:(\d+(?:\.\d+)?)\s?|(tens|hundreds|thousands)\s+of\s+)"
+                       r"(km|kilomet(?:er|re)s?|m|met(?:er|re)s?)\b", re.I)
+_VAGUE = {"tens": (10.0, 100.0), "hundreds": (100.0, 1000.0), "thousands": (1000.0, 1e4)}
+
+
+def _distances(text: str) -> list[tuple[float, float]]:
+    """The distances a text names in km, each as a span (low, high]: "100 m" is
+    (0.0999, 0.1], "hundreds of kilometers" (100, 1000]."""
+    out = []
+    for number, vague, unit in _DISTANCE.findall(text):
+        scale = 1.0 if unit.lower().startswith("k") else 0.001
+        if number:
+            km = float(number) * scale
+            out.append((km * 0.999, km))
+        else:
+            low, high = _VAGUE[vague.lower()]
+            out.append((low * scale, high * scale))
+    return out
 
 
 def _same_subjects(draft: Draft, question: Chunk, answer: Chunk) -> bool:

