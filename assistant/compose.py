@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .answer import Answer, Citation
 from .corpus import Chunk, Corpus, Page, is_table_row
 from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
-from .faq import FAQMatch, faq_match, faq_sentences, polar_neighbour
+from .faq import FAQMatch, denied_of_every, faq_match, faq_sentences, polar_neighbour
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import (
@@ -278,6 +278,11 @@ def compose_answer(draft: Draft) -> Answer:
             answered = True
         else:
             gap = "yes/no question the corpus does not settle"
+    if answered and quoted and denied_of_every(
+            draft.question, draft.retriever.faq_question_of(quoted[0].chunk_id) or "",
+            opening(verdict, quoted[0].text) if verdict else quoted[0].text):
+        answered, verdict, how = False, "", ""
+        gap = "yes/no question the corpus does not settle"
     if len(quoted) == 1:
         follower = next_sentence(draft, pool, quoted[0])
         if follower is not None:

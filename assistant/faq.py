@@ -354,6 +354,18 @@ def said_of_the_usual(question: str, answer: str) -> bool:
     return bool(_ALWAYS.search(question)) and bool(_USUALLY.search(answer))
 
 
+def denied_of_every(question: str, faq_question: str, answer: str) -> bool:
+    """True if an FAQ asked of every or all of something answers No, and the visitor asks of
+    one of them: "No, NCCL needs a different network path on each cloud" (asked "Does NCCL
+    work the same way on every cloud?") does not say that NCCL needs no plugin on Google
+    Cloud. Its Yes would hold for each one; its No holds for some, not for the one asked."""
+    return (bool(_EVERY.search(faq_question)) and not _EVERY.search(question)
+            and bool(re.match(r"no\b", answer, re.I)))
+
+
+_EVERY = re.compile(r"(?<!-)\b(?:every|all)\b(?!-)(?<!\bat\sall)", re.I)
+
+
 def _other_version(mine: frozenset[str], faq_question: str, asked: str = "") -> bool:
     """True if the FAQ asks of another version or stage than the visitor's qualifiers, or of
     a distance the visitor's is not: "pfc across a ~100km regional link" is not "a long-haul

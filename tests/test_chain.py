@@ -510,3 +510,15 @@ def test_a_greeting_or_between_is_no_word_of_the_claim_a_denial_can_say(bot):
                      "do i need both?")
     assert not answer.text.startswith(("No", "It depends"))
     assert "both" in answer.text.split("[2]")[0]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("question", ["does nccl need a plugin on google cloud?",
+                                      "do i need a special nccl plugin on gcp"])
+def test_a_no_said_of_every_cloud_is_no_word_for_one_cloud(bot, question):
+    # "Does NCCL work the same way on every cloud?" answers No; on Google Cloud NCCL does
+    # need Google's plugins, so that No must not open an answer about one cloud (a visitor's
+    # question, 2026-11-27). The fact that answers still leads.
+    answer = bot.ask(question)
+    assert not answer.text.startswith(("No", "Yes"))
+    assert "google" in answer.text.split("[2]")[0].lower()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from assistant.faq import _other_version, said_of_the_usual
+from assistant.faq import _other_version, denied_of_every, said_of_the_usual
 
 
 def test_an_answer_said_of_the_usual_case_does_not_settle_an_always():
@@ -33,3 +33,16 @@ def test_a_distance_the_faq_does_not_name_is_context():
                               "does fiber length really add latency? our halls are 100m apart")
     assert not _other_version(frozenset(), "Is a 100 m fiber run too long for 400G?",
                               "is a 100m run too long for 400g optics?")
+
+
+def test_a_no_said_of_every_one_is_no_word_for_one_of_them():
+    faq = "Does NCCL work the same way on every cloud?"
+    no = "No, NCCL needs a different network path on each cloud."
+    assert denied_of_every("does nccl need a plugin on google cloud?", faq, no)
+    assert not denied_of_every("is nccl the same on all clouds?", faq, no)  # asked of all
+    assert not denied_of_every("does nccl work on google cloud?", faq, "Yes, it does.")
+    # "each other", "all-reduce" and "at all" say of no every
+    assert not denied_of_every("can gpus in two hgx servers use nvlink?",
+                               "Can GPUs in two servers talk to each other over NVLink?", no)
+    assert not denied_of_every("does it help?", "Does SHARP speed up all-reduce?", no)
+    assert not denied_of_every("does it help?", "Does SHARP help at all?", no)
