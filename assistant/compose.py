@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 from .answer import Answer, Citation
 from .corpus import Chunk, Corpus, Page, is_table_row
 from .draft import SENTENCE_FLOOR, Candidate, Draft, candidates, with_choices
-from .faq import FAQMatch, denied_of_every, faq_match, faq_sentences, polar_neighbour
+from .faq import (
+    FAQMatch,
+    asked_like_another,
+    denied_of_every,
+    faq_match,
+    faq_sentences,
+    polar_neighbour,
+)
 from .intent import Intent
 from .leads import LEADS, _same_phrase, asked_phrase
 from .polarity import (
@@ -227,6 +234,15 @@ def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
     return near
 
 
+def _said_of_another(draft: Draft, lead: Chunk, verdict: str) -> bool:
+    """True if the Yes or No that would open the answer was said of something other than
+    what is asked: of every one of a kind, or of what the visitor compares with."""
+    asked_of = draft.retriever.faq_question_of(lead.chunk_id) or ""
+    said = opening(verdict, lead.text) if verdict else lead.text
+    return (denied_of_every(draft.question, asked_of, said)
+            or asked_like_another(draft.question, asked_of, said))
+
+
 def compose_answer(draft: Draft) -> Answer:
     """Answer from the corpus, leading with the sentence that answers what was asked."""
     cites = CitationList(draft.corpus, draft.site_url)
@@ -278,9 +294,7 @@ def compose_answer(draft: Draft) -> Answer:
             answered = True
         else:
             gap = "yes/no question the corpus does not settle"
-    if answered and quoted and denied_of_every(
-            draft.question, draft.retriever.faq_question_of(quoted[0].chunk_id) or "",
-            opening(verdict, quoted[0].text) if verdict else quoted[0].text):
+    if answered and quoted and _said_of_another(draft, quoted[0], verdict):
         answered, verdict, how = False, "", ""
         gap = "yes/no question the corpus does not settle"
     if len(quoted) == 1:

@@ -363,6 +363,18 @@ def denied_of_every(question: str, faq_question: str, answer: str) -> bool:
             and bool(re.match(r"no\b", answer, re.I)))
 
 
+def asked_like_another(question: str, faq_question: str, answer: str) -> bool:
+    """True if the visitor names something only to compare with it ("does nccl need a
+    special plugin there like on aws?", asked of Azure) and the FAQ answer is about that
+    thing: its Yes or No is said of the comparison, not of what is asked."""
+    said = f"{faq_question} {answer}"
+    return any(re.search(rf"\b{re.escape(ref)}\b", said, re.I)
+               for ref in _LIKE.findall(question))
+
+
+#: "like on aws": a place compared with ("like in vllm" is an example, and an answer said
+#: "unlike nvlink" still holds of what is asked)
+_LIKE = re.compile(r"\b(?:like|as)\s+on\s+([a-z][\w-]*)", re.I)
 _EVERY = re.compile(r"(?<!-)\b(?:every|all)\b(?!-)(?<!\bat\sall)", re.I)
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from assistant.faq import _other_version, denied_of_every, said_of_the_usual
+from assistant.faq import _other_version, asked_like_another, denied_of_every, said_of_the_usual
 
 
 def test_an_answer_said_of_the_usual_case_does_not_settle_an_always():
@@ -46,3 +46,17 @@ def test_a_no_said_of_every_one_is_no_word_for_one_of_them():
                                "Can GPUs in two servers talk to each other over NVLink?", no)
     assert not denied_of_every("does it help?", "Does SHARP speed up all-reduce?", no)
     assert not denied_of_every("does it help?", "Does SHARP help at all?", no)
+
+
+def test_a_yes_said_of_what_the_visitor_compares_with_is_no_word():
+    # held-out dev: asked of Azure ("there"), it opened with the Yes of NCCL on AWS's EFA
+    assert asked_like_another("does nccl need a special plugin there like on aws?",
+                              "Does NCCL work on EFA?",
+                              "Yes, NCCL works on EFA through the aws-ofi-nccl plugin.")
+    # an example, and a contrast the answer also draws, are not what is compared with
+    assert not asked_like_another("is pp used for inference too, like in vllm?",
+                                  "Is pipeline parallelism used for inference?",
+                                  "Yes, vLLM can split a model into pipeline stages.")
+    assert not asked_like_another("ualink is an open standard, unlike nvlink?",
+                                  "Is UALink an open standard?",
+                                  "Yes, UALink is an open standard, unlike NVLink.")
