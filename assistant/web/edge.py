@@ -233,6 +233,10 @@ class Edge:
     def __post_init__(self) -> None:
         self.mounts = sorted(self.mounts, key=lambda m: -len(m.prefix))
         self._roots = {m.prefix.rstrip("/") + "/" for m in self.mounts}
+        #: Per client, events admitted but not yet in a queue (their join is still running):
+        #: counted with the queued ones, so a client's parallel joins cannot all pass the
+        #: per-client cap before any of them is queued.
+        self._joining: dict[str, int] = {}
 
     async def __call__(self, scope: dict, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -307,7 +311,7 @@ class Edge:
                 return
         ip = self.client(scope)
         if route.mount is not None:  # an event entering (or cancelling one in) a page's queue
-            refusal = self.admission.admit_event(ip, self.queued(ip))
+            refusal = self.admission.admit_event(ip, self.queued(ip) + self._joining.get(ip, 0))
             if refusal is not None:
                 await reply(send, 429, rate_limited_body(refusal.retry_after_s),
                             {"retry-after": str(refusal.retry_after_s)})
@@ -315,7 +319,7 @@ class Edge:
             send = _busy_instead_of_503(send)
             if route.kind == "event" or (route.kind == "join" and fn_index
                                          not in route.mount.question_events):
-                await self.app(scope, receive, send)
+                await self._joined(ip, scope, receive, send)
                 return
         refusal = self.admission.admit(ip)
         if refusal is not None:
@@ -328,7 +332,24 @@ class Edge:
             finally:
                 self.admission.release(ip)
             return
-        await self.app(scope, receive, self._release_on_error(send, ip))
+        send = self._release_on_error(send, ip)
+        if route.mount is not None:
+            await self._joined(ip, scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _joined(self, ip: str, scope: dict, receive: Receive, send: Send) -> None:
+        """Pass a join on, holding the client's place until Gradio has queued (or refused)
+        it: the check above and the queueing are one step for the client's other joins."""
+        self._joining[ip] = self._joining.get(ip, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            left = self._joining.get(ip, 1) - 1
+            if left > 0:
+                self._joining[ip] = left
+            else:
+                self._joining.pop(ip, None)
 
     def queued(self, ip: str) -> int:
         """Return how many events the client has waiting or running in the pages' queues."""
