@@ -1557,3 +1557,27 @@ def test_dgx_servers_counted_by_model_name_without_a_plural():
                      "grid kw + electricity cost?")
     assert request.args["gpus"] == 128 and request.args["gpus_per_server"] == 8
     assert round(run(request).result.total_cost, 2) == 5948.8
+
+
+def test_a_bare_price_after_at_is_followed_by_a_joining_word():
+    # the twentieth round's sealed test, after its scoring
+    request = detect("provider x: 64 gpus at $3.10/gpu-hr, job takes 5 days. provider y: 128 "
+                     "gpus at 2.90 and it finishes in 2.5 days. which one is cheaper and by how "
+                     "much")
+    assert request.tool == "compare_cluster_quotes" and not request.missing
+    assert [q["price_per_gpu_hour"] for q in request.args["quotes"]] == [3.1, 2.9]
+
+
+def test_a_misspelt_utilization_is_still_the_utilization():
+    request = detect("2 gpus per replica (tp2), $2.10/gpu-hr each, the replica does 2.5k "
+                     "tokens/sec, 35% utilzation, we expect 5 billion tokens a month. cost per "
+                     "1m and monthly bill")
+    assert request.args["utilization"] == 0.35
+    assert round(run(request).result.cost_per_million_tokens, 2) == 1.33
+
+
+def test_a_cluster_that_quotes_is_not_named_quotes():
+    request = detect("roce cluster quotes 1.89/gpu-hr and the job would take 400 hours on 128 "
+                     "gpus; infiniband one is 2.19/gpu-hr, 330 hours on 128 gpus. cheaper one?")
+    assert request.tool == "compare_cluster_quotes"
+    assert "quotes" not in [q["name"] for q in request.args["quotes"]]

@@ -179,7 +179,8 @@ _MARKER = rx(
     # name only when a price, a verb or punctuation follows.
     r"(?P<name>an?(?=\s?(?:at|@|for|with|on|is|was|were|costs?|charges?|offers|quotes|vs|and|"
     r"or)\b|"
-    r"\s?[:,;$@)]|$)|(?!(?:at|for|with|on|is|and|vs|or|of|the|a|an|to|costs?|charges?)\b)"
+    r"\s?[:,;$@)]|$)|(?!(?:at|for|with|on|is|and|vs|or|of|the|a|an|to|costs?|charges?|"
+    r"quotes?|offers?|asks?)\b)"
     r"[a-z0-9][a-z0-9_.-]{0,29})")
 _SEPARATOR = rx(r"\b(?:vs\.?|versus|compared\s(?:to|with)|against|or|with|and|while|whereas|"
                 r"but)\b|;")
@@ -225,8 +226,9 @@ _BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
                  r"(?=\s?(?:[,;.)!?]|$|(?:and|but|or|vs|versus|while|whereas|with|which|if|"
                  r"so|then)\b))")
 # "b: 384 gpus @ 2.40, 12 days": a bare amount after "@" or "at" in a quote's part, followed
-# by no unit, is its price.
-_AT_PRICE = rx(r"(?:@|\bat)\s?\$?(?P<n>\d+(?:\.\d+)?)(?!\.?\d|\s?(?:%|[a-z]))")
+# by no unit ("at 2.90 and it finishes in 2.5 days": a joining word is no unit), is its price.
+_AT_PRICE = rx(r"(?:@|\bat)\s?\$?(?P<n>\d+(?:\.\d+)?)(?!\.?\d|\s?(?:%|(?!(?:and|but|or|vs|"
+               r"while|whereas|with|which|then|so)\b)[a-z]))")
 # "$3.20 per GPU" beside prices per GPU-hour, in a comparison, is per GPU-hour too.
 
 

@@ -200,13 +200,13 @@ RULES = (
     Rule(22, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?(?:tokens?|toks?)\s?"
                 r"(?:(?:a|per|each|every|/|in\sa)\s?(?P<u>month|mo|day|week)\b|"
                 r"(?P<ly>monthly|daily|weekly)\b)"), _monthly_tokens),
-    # "70% utilization", "0.65 util" (a bare share is taken as written)
-    Rule(33, rx(rf"{num('n')}(?P<pc>{PCT})?\s?(?:gpu\s)?(?:utili[sz]ation|utili[sz]ed|util|"
-                r"busy)\b"), fraction_handler("utilization")),
+    # "70% utilization", "0.65 util", "35% utilzation" (a bare share is taken as written)
+    Rule(33, rx(rf"{num('n')}(?P<pc>{PCT})?\s?(?:gpu\s)?(?:util[a-z]*|busy)\b"),
+         fraction_handler("utilization")),
     # "utilization 50%", and "busy ~50% of the time" (a percent only)
     Rule(35, rx(rf"\b(?:busy|utili[sz]ed){CONNECT}{num('n')}(?P<pc>{PCT})"),
          fraction_handler("utilization")),
-    Rule(34, rx(rf"\b(?:utili[sz]ation|utili[sz]?a?t?i?on|util){CONNECT}{num('n')}"
+    Rule(34, rx(rf"\b(?:util[a-z]*){CONNECT}{num('n')}"
                 rf"(?P<pc>{PCT})?"),
          fraction_handler("utilization")),
     # "the monthly bill for 5 billion tokens", "monthly cost at 2b tokens"
