@@ -190,9 +190,9 @@ told to write no other file (pages dealt anew with seed 20261219; ids v21a, v21b
 each); calculator questions c21, 42). The 15 questions whose wording was already in dev or
 golden word for word were dropped (they would be answered from the labelled memory), and
 the rest became the sealed test split (279 questions, 93 of them yes/no, 17 to be declined,
-29 follow-ups), committed before anything was measured on it. It is scored once, at the end
-of that session's work (figures in the README and the closing note of issue 22); then it is
-spent: the next piece of work appends it to dev and writes a fresh split.
+29 follow-ups), committed before anything was measured on it (5dd2bd0). It was scored once,
+at 604ddad (figures in the README and the closing note of issue 22), so it is spent: the
+next piece of work appends it to dev and writes a fresh split.
 """
 
 from __future__ import annotations
