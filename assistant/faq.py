@@ -378,7 +378,7 @@ _LIKE = re.compile(r"\b(?:like|as)\s+on\s+([a-z][\w-]*)", re.I)
 _EVERY = re.compile(r"(?<!-)\b(?:every|all)\b(?!-)(?<!\bat\sall)", re.I)
 
 
-def _other_version(mine: frozenset[str], faq_question: str, asked: str = "") -> bool:
+def _other_version(mine: frozenset[str], faq_question: str, asked: str) -> bool:
     """True if the FAQ asks of another version or stage than the visitor's qualifiers, or of
     a distance the visitor's is not: "pfc across a ~100km regional link" is not "a long-haul
     link of hundreds of kilometers", whose No it had borrowed (a distance the FAQ does not
