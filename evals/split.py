@@ -193,6 +193,14 @@ the rest became the sealed test split (279 questions, 93 of them yes/no, 17 to b
 29 follow-ups), committed before anything was measured on it (5dd2bd0). It was scored once,
 at 604ddad (figures in the README and the closing note of issue 22), so it is spent: the
 next piece of work appends it to dev and writes a fresh split.
+
+Twenty-first round, 2026-11-27, fourteenth session: the twentieth round's spent split was
+appended to dev (6,308 questions). Four new pools were written blind by helpers who read
+only `corpus/` and were told to write no other file (pages dealt anew with seed 20261227;
+ids v22a, v22b and v22c (84 each); calculator questions c22, 42). The 40 questions whose
+wording was already in dev or golden word for word were dropped, and the rest became the
+sealed test split (254 questions, 77 of them yes/no, 16 to be declined, 28 follow-ups),
+committed before anything was measured on it.
 """
 
 from __future__ import annotations
