@@ -195,7 +195,22 @@ def read(question: str) -> Wording:
     w = Wording(original, lower, unread, found)
     per_node = _gpus_per_node(found)
     w.found = [_resolve_rate(x, w, per_node) if x.kind == "rate" else x for x in found]
+    w.found = _restated(w)
     return w
+
+
+def _restated(w: Wording) -> list[Quantity]:
+    """'node is $56/hr for 8 gpus, so $7 per gpu-hour': a price for a group of GPUs restated
+    per GPU is one price (per GPU-hour), not two to compare."""
+    prices = [x for x in w.found if x.kind == "price"]
+    gpus = [x.value for x in w.found if x.kind == "gpus"]
+    if len(prices) != 2 or len(gpus) != 1:
+        return w.found
+    group, one = sorted(prices, key=lambda x: -x.value)
+    if not gpus[0] > 1 or abs(group.value - one.value * gpus[0]) >= 0.005:
+        return w.found
+    w.notes.append(f"{group.text} for {count(gpus[0])} GPUs is {one.text}.")
+    return [x for x in w.found if x is not group]
 
 
 def scan(text: str) -> list[Quantity]:

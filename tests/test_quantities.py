@@ -1581,3 +1581,32 @@ def test_a_cluster_that_quotes_is_not_named_quotes():
                      "gpus; infiniband one is 2.19/gpu-hr, 330 hours on 128 gpus. cheaper one?")
     assert request.tool == "compare_cluster_quotes"
     assert "quotes" not in [q["name"] for q in request.args["quotes"]]
+
+
+def test_quotes_whose_gpus_follow_their_price_keep_them():
+    request = detect("roce cluster quotes 1.89/gpu-hr and the job would take 400 hours on 128 "
+                     "gpus; infiniband one is 2.19/gpu-hr, 330 hours on the same 128 gpus. "
+                     "cheaper option + diff?")
+    assert request.tool == "compare_cluster_quotes" and not request.missing
+    quotes = request.args["quotes"]
+    assert [(q["price_per_gpu_hour"], q["hours"]) for q in quotes] == [(1.89, 400), (2.19, 330)]
+    assert request.args.get("gpus") == 128 or [q["gpus"] for q in quotes] == [128, 128]
+
+
+def test_a_bare_amount_after_at_beside_other_quotes_is_a_price():
+    request = detect("three offers: neocloud x is 128 gpus at 2.39/hr and needs 400 hrs, "
+                     "hyperscaler y is 128 at 3.90/hr and 300 hrs, z is 128 at 2.10 but 520 "
+                     "hrs. cheapest?")
+    assert request.tool == "compare_cluster_quotes" and not request.missing
+    assert [q["price_per_gpu_hour"] for q in request.args["quotes"]] == [2.39, 3.9, 2.1]
+    assert [q["hours"] for q in request.args["quotes"]] == [400, 300, 520]
+
+
+def test_a_group_price_restated_per_gpu_is_one_price():
+    request = detect("node is $56/hr for 8 gpus, so $7 per gpu-hour. we need it for 10 days "
+                     "straight, total?")
+    assert request.tool == "gpu_hour_cost" and not request.missing
+    assert request.args["price_per_gpu_hour"] == 7 and request.args["gpus"] == 8
+    # two different prices stay two quotes
+    assert detect("$56/hr for 8 gpus vs $6 per gpu-hour, 10 days, which is cheaper?"
+                  ).tool == "compare_cluster_quotes"

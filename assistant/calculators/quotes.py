@@ -229,7 +229,6 @@ _BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
 # by no unit ("at 2.90 and it finishes in 2.5 days": a joining word is no unit), is its price.
 _AT_PRICE = rx(r"(?:@|\bat)\s?\$?(?P<n>\d+(?:\.\d+)?)(?!\.?\d|\s?(?:%|(?!(?:and|but|or|vs|"
                r"while|whereas|with|which|then|so)\b)[a-z]))")
-# "$3.20 per GPU" beside prices per GPU-hour, in a comparison, is per GPU-hour too.
 
 
 def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
@@ -249,11 +248,15 @@ def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
 def _prices(w: Wording, markers: list[re.Match[str]]) -> list[Quantity]:
     prices = [x for x in w.found if x.kind in ("price", "at_price")]
     if len(prices) < 2 and (len(markers) >= 2 or _COMPARE_WORD.search(w.lower)):
-        # "$6.50 for 130 h vs $7 for 100 h": bare amounts are prices once quotes are compared.
+        # "$6.50 for 130 h vs $7 for 100 h", "$3.20 per GPU": prices once quotes are compared
         prices = [x for x in w.found if x.kind in ("price", "at_price", "money")
                   or (x.kind == "money_other" and PER_GPU.search(x.text))]
     if len(prices) < len(markers):
         prices += _bare_prices(w, markers, prices)
+    if len(prices) >= 2:  # "z is 128 at 2.10 but 520 hrs" beside other quotes' prices
+        prices += [Quantity("price", float(m.group("n")), m.start("n"), m.end("n"), m.group("n"))
+                   for m in _AT_PRICE.finditer(w.unread)
+                   if not any(p.start <= m.start("n") < p.end for p in prices)]
     return sorted(prices, key=lambda x: x.start)
 
 
@@ -362,10 +365,11 @@ def _quote_args(w: Wording) -> dict[str, Any]:
 
     # Without names, each quote written as "price ... hours" ("cloud1 is $1.99/gpu-hr and
     # would take 45 days, cloud2 is $2.35/gpu-hr but 36 days") or "gpus ... price" owns
-    # the amount in its own stretch of the text, when every quote has exactly one.
+    # the amount in its own stretch of the text, when every quote has exactly one; failing
+    # that, the other way round ("1.89/gpu-hr ... 400 hours on 128 gpus; 2.19/gpu-hr ...").
     ordered = {} if starts is not None else {
-        "hours": _in_order(w, "hours", prices, after=True),
-        "gpus": _in_order(w, "gpus", prices, after=False)}
+        kind: _in_order(w, kind, prices, after) or _in_order(w, kind, prices, not after)
+        for kind, after in (("hours", True), ("gpus", False))}
     for kind, values in ordered.items():
         for quote, value in zip(quotes, values or (), strict=False):
             quote[kind] = count(value) if kind == "gpus" else value
