@@ -9,6 +9,8 @@ from .corpus import Corpus
 from .text import term_key
 
 _WORD = re.compile(r"[a-z0-9]+")
+#: Shorthand visitors type for a word of a term's name: "oob mgmt" is "OOB management".
+_SHORT = {"mgmt": "management", "mgmnt": "management", "mgt": "management"}
 _PLURAL = re.compile(r"[a-rt-z0-9]s$")  # "aocs", "nics", "dpus"; not "loss" or "bus"
 _STOP = frozenset("""a an and are as at be but by can do does for from how i if in into is it
 its me my of on or our so than that the their them then there these they this to use used
@@ -76,7 +78,8 @@ class TermMatcher:
 
     # Complexity 13: the exact and fuzzy passes share their bookkeeping, so they stay together.
     def _find(self, text: str) -> list[TermMatch]:  # noqa: C901
-        tokens = [(m.group(0), m.start()) for m in _WORD.finditer(text.lower())]
+        tokens = [(_SHORT.get(m.group(0), m.group(0)), m.start())
+                  for m in _WORD.finditer(text.lower())]
         taken: set[int] = set()
         found: list[TermMatch] = []
 

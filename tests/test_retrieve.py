@@ -28,6 +28,12 @@ def test_exact_and_fuzzy_matches_are_told_apart(bot):
     assert [(m.slug, m.exact) for m in fuzzy] == [("infiniband", False)]
 
 
+def test_shorthand_for_a_word_of_a_name_finds_the_term(bot):
+    # "oob mgmt" names no alias as typed (a visitor's question was declined for it)
+    assert [m.slug for m in bot.retriever.terms.find("what is oob mgmt, do i need it")] == [
+        "front-end-network"]
+
+
 def test_a_different_figure_is_not_a_typo(bot):
     # "400g transceiver" is one edit from the alias "800G transceiver", but not a misspelling.
     assert bot.retriever.terms.find("how much does a 400g transceiver cost") == []
