@@ -347,8 +347,9 @@ CORE_RULES: tuple[Rule, ...] = (
                 rf"a\spiece|(?:per|a|an|/)\s?{GPU_OR_CARD}\b)"), _at_each),
     Rule(50, rx(rf"{num('n')}(?P<sc>{SCALE})?\s?{GPU_OR_CARD}[\s-]?{_HOUR}"),
          consume("gpu_hours")),
-    Rule(51, rx(rf"{num('n')}\s?(?:{GPU}\s)?(?:nodes?|servers?|machines?|hosts?)\s?"
-                rf"(?:of|with|w/|x|×|\*|each\swith|\(|,(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
+    Rule(51, rx(rf"{num('n')}\s?(?:(?:dgx|hgx)[\s-]?)?(?:{GPU}\s)?(?:nodes?|servers?|machines?|"
+                r"hosts?|systems?)\s?(?:of|with|w/|x|×|\*|,?\s?each(?:\s(?:with|has|having))?|\(|"
+                rf",(?=\s?\d+\s?{GPU}\seach))\s?{num('g')}\s?(?:x\s?)?{GPU}(?:\seach)?"),
          _nodes_times_gpus),
     # "64 nodes of 8 at $2.60", "32 nodes x8 @ $2.25": GPUs per node without the word
     Rule(51, rx(rf"{num('n')}\s?(?:nodes?|servers?|machines?|hosts?|boxes)\s?(?:of|x|×)\s?"

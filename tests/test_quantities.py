@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from assistant import quantities
 from assistant.calculators import HOURS_PER_MONTH
-from assistant.quantities import CalcOutcome, CalcRequest, detect, run, scan
+from assistant.quantities import CalcOutcome, CalcRequest, detect, read, run, scan
 
 # --- single wordings ----------------------------------------------------------------------
 
@@ -1610,3 +1610,15 @@ def test_a_group_price_restated_per_gpu_is_one_price():
     # two different prices stay two quotes
     assert detect("$56/hr for 8 gpus vs $6 per gpu-hour, 10 days, which is cheaper?"
                   ).tool == "compare_cluster_quotes"
+
+
+@pytest.mark.parametrize("question, gpus", [
+    ("8 h100 nodes, each 8 gpus, 3 weeks at 2.2/hr - cost?", 64),
+    ("8 nodes, each with 8 gpus, 3 weeks at 2.2/hr", 64),
+    ("4 dgx h100 servers, each with 8 gpus at 700w", 32),
+    ("4 dgx h100 servers with 8 gpus each at 700w", 32),
+])
+def test_gpus_counted_node_by_node_after_each(question, gpus):
+    # each of these had read the per-node count as the cluster's (8 GPUs, a wrong total)
+    assert [(x.kind, x.value) for x in read(question).found if x.kind in ("gpus", "nodes")] == [
+        ("gpus", gpus)]

@@ -311,13 +311,15 @@ RULES = (
     Rule(29, rx(rf"\bper\s(?:an?\s)?{num('n')}[\s-]?{GPU}\s?(?:servers?|nodes?|box|boxes|"
                 r"systems?|machines?|chassis)\b"), consume("gpus_per_node")),
     # "32 dgx h100s", "16 dgx b200 at 14.3kw": servers counted by their model name alone
-    Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s?\b(?!\s?{GPU})"),
-         consume("nodes")),
+    Rule(30, rx(rf"{num('n')}\s(?:dgx|hgx)[\s-]?[a-z]{{0,2}}\d{{3}}s?\b(?!\s?{GPU})(?!\s(?:"
+                rf"servers?|nodes?|systems?|boxes),?\s?(?:(?:of|with|each(?:\s(?:with|has|having))?)"
+                rf"\s)?\d+\s?{GPU})"), consume("nodes")),
     # ("2 8-gpu boxes" counts GPUs: wording.py's rule reads it)
     Rule(30, rx(rf"{num('n')}\s(?:(?:dgx|hgx|nvl\d+|(?!\d+[\s-]?gpus?\b)[a-z]*\d[a-z0-9-]*)"
                 r"\s){1,3}"
                 r"(?:servers?|nodes?|racks?|systems?|boxes)\b"
-                rf"(?!,?\s?(?:of\s|with\s)?\d+\s?{GPU}(?:\seach)?)"), consume("nodes")),
+                rf"(?!,?\s?(?:(?:of|with|each(?:\s(?:with|has|having))?)\s)?\d+\s?{GPU}(?:\seach)?)"),
+         consume("nodes")),
 )
 
 _WORDS = rx(r"\b(?:electricity|electric|energy|kwh|pue|power\s(?:costs?|bills?|draw|use|"
