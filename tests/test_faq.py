@@ -35,6 +35,18 @@ def test_a_distance_the_faq_does_not_name_is_context():
                               "is a 100m run too long for 400g optics?")
 
 
+@pytest.mark.parametrize(("asked", "faq", "other"), [
+    # found as a visitor: "can a cx7 do 800g" opened with the No of ConnectX-8's FAQ
+    ("can a cx7 do 800g", "Does ConnectX-8 support a single 800G Ethernet port?", True),
+    ("will a gen4 slot hold back a 400g nic", "Is PCIe Gen5 needed for a 400G NIC?", True),
+    ("does connectx-7 need pcie gen5", "Does ConnectX-7 need PCIe Gen5?", False),
+    ("is nvlink 5 faster than nvlink 4", "Is NVLink 5 faster than NVLink 4?", False),
+    ("does a connectx card need pfc", "Does ConnectX-8 need PFC?", False),  # no generation
+])
+def test_another_generation_of_the_same_product_is_another_question(asked, faq, other):
+    assert _other_version(frozenset(), faq, asked) is other
+
+
 def test_a_no_said_of_every_one_is_no_word_for_one_of_them():
     faq = "Does NCCL work the same way on every cloud?"
     no = "No, NCCL needs a different network path on each cloud."
