@@ -64,7 +64,9 @@ _YES_NO_LATE = _rx(rf"^(so\s+)?(if|with|when|once|after|without|for|on|in|during
 _NEGATED = _rx(r"^(is|are|was|were|does|do|did|can|could|should|would|has|have|had|wo|ai)"
                r"n'?t\b|^\w+\s+\w+\s+not\b"
                # "is a passive DAC basically zero power?": a claim of nothing (not ZeRO-3)
-               r"|\b(zero(?![\s-]*\d)|none|nothing)\b")
+               r"|\b(zero(?![\s-]*\d)|none|nothing)\b"
+               # "passive dacs draw no power, right?": a claim of none ("yes or no" is not)
+               r"|(?<!\bor\s)\bno\s+(?!longer\b|matter\b|more\b|one\b|doubt\b)[a-z]")
 _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"
            r"reason|what\s+causes|what\s+makes)\b")
 _PROCEDURE = _rx(r"\bhow\s+(do|can|should|would)\s+(i|we|you|one)\s+(configure|set\s*up|setup|"
@@ -210,7 +212,12 @@ def negated(question: str) -> bool:
     its own clause when context comes first ("we use RoCE. doesn't that need PFC?")."""
     q = asked_part(" ".join(question.strip().split()))
     last = [p.strip() for p in re.split(r"[.!?;]\s+|,\s+(?:so\s+|but\s+)?", q) if p.strip()]
+    if len(last) > 1 and _TAG.match(last[-1]):
+        last.pop()  # "..., right?" asks of the clause before it
     return bool(_NEGATED.search(last[-1] if last else q))
+
+
+_TAG = re.compile(r"(right|correct|true|yeah|yes|yep|ok|okay|no)\W*$", re.I)
 
 
 def _measured(q: str, units: tuple[str, ...]) -> bool:

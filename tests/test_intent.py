@@ -88,6 +88,10 @@ def test_classify_never_raises_on_odd_input():
     # a remark after the question asks nothing
     ("roce uses the same verbs api as ib, right? dont want to rewrite our code", False),
     ("doesnt roce need pfc? we have it on", True),
+    # a claim of none, asked with a tag ("..., right?" asks of the clause before it)
+    ("passive dac cables basically draw no power, right?", True),
+    ("does ib need pfc, yes or no?", False),
+    ("does a dac use power, right?", False),
 ])
 def test_a_question_asked_the_other_way_round(question, expected):
     from assistant.intent import negated

@@ -1622,3 +1622,20 @@ def test_gpus_counted_node_by_node_after_each(question, gpus):
     # each of these had read the per-node count as the cluster's (8 GPUs, a wrong total)
     assert [(x.kind, x.value) for x in read(question).found if x.kind in ("gpus", "nodes")] == [
         ("gpus", gpus)]
+
+
+def test_quotes_named_by_a_letter_and_a_bracket():
+    # the twenty-first round's test: "a)" was not read as a name, so one quote was priced
+    request = detect("comparing 3 offers: a) 256 gpus at $3/hr, job takes 120 h. b) 384 gpus "
+                     "at 2.80, 85 h. c) 128 gpus at 2.50, 250 h. cost of each?")
+    assert request.tool == "compare_cluster_quotes" and not request.missing
+    quotes = request.args["quotes"]
+    assert [(q["name"], q["gpus"], q["price_per_gpu_hour"], q["hours"]) for q in quotes] == [
+        ("a", 256, 3.0, 120), ("b", 384, 2.8, 85), ("c", 128, 2.5, 250)]
+
+
+def test_a_network_that_stretches_the_run_without_by_is_a_slowdown():
+    # the twenty-first round's test: "stretches it 30%" was priced without the slowdown
+    request = detect("256 gpus at $7/gpu-hr, 100h job. if the network stretches it 30%, how "
+                     "much extra does that cost")
+    assert request.tool == "training_cost" and request.args["slowdown_pct"] == 30

@@ -191,10 +191,10 @@ _CAPITALISED_NAME = re.compile(
 _COMPARE_WORD = rx(r"\b(?:compare|comparison|vs|versus|cheaper|cheapest|dearer|dearest)\b")
 
 
-#: A quote named by one letter and a colon, an equals sign or a price verb: "a: 512 gpus @
-#: 1.99/hr", "a = 512 gpus @ 1.99/hr", "x charges 3.99/gpu-hr".
+#: A quote named by one letter and a colon, an equals sign, a bracket or a price verb: "a: 512
+#: gpus @ 1.99/hr", "a = 512 gpus @ 1.99/hr", "a) 256 gpus at $3/hr", "x charges 3.99/gpu-hr".
 _LETTER_MARKER = rx(r"(?:^|(?<=[\s.;,(]))(?P<name>[a-z])"
-                    r"(?=\s?[:=]\s|\s(?:charges?|quotes?|asks)\b)")
+                    r"(?=\s?[:=)]\s|\s(?:charges?|quotes?|asks)\b)")
 
 
 _FIRST_LETTER = rx(r"\b(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)"

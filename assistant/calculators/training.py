@@ -358,13 +358,13 @@ RULES = (
                 r"(?:(?:total|overall|training|job|wall[\s-]?clock)\s)?(?:run[\s-]?times?|times?|"
                 r"hours|jobs?|runs?|steps?|iterations?|duration|training|wall[\s-]?clock|schedule)\b"),
          consume("slowdown_pct")),
-    # "stretches the runtime by 20%", "the run time goes up by 20%"
+    # "stretches the runtime by 20%", "the run time goes up by 20%", "stretches it 30%"
     Rule(37, rx(r"\b(?:(?:increases?|increasing|extends?|extending|stretch(?:es)?|stretching|"
                 r"inflates?|lengthens?|pushes|push)\s(?:(?:the|its|our|my|your)\s)?"
                 r"(?:(?:total|overall|training|job)\s)?(?:run[\s-]?times?|time|hours|job|run|"
                 r"duration|wall[\s-]?clock|it|that|this)(?:\sout)?|(?:run[\s-]?times?|time|hours|duration|"
                 r"wall[\s-]?clock)\s(?:goes\sup|go\sup|increases?|grows?|rises?|is\sup|jumps?|"
-                rf"would\sincrease|will\sincrease))\sby\s(?:about\s|around\s|roughly\s|~\s?)?"
+                rf"would\sincrease|will\sincrease))\s(?:by\s)?(?:about\s|around\s|roughly\s|~\s?)?"
                 rf"{num('n')}{PCT}"),
          consume("slowdown_pct")),
     Rule(38, rx(rf"\b(?:slow-?do?wn|slower|longer){CONNECT}{num('n')}{PCT}"),
