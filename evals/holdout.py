@@ -7,6 +7,11 @@ answer-first by six points and this by 1.3). Tune on these figures, not the in-s
 the sealed test split stays for the end of a piece of work. The halves are cut by a hash of
 each question's id, so they stay the same as dev grows by whole rounds.
 
+The parts fitted on each half are cached under the data directory, keyed by LEARNED_VERSION,
+RERANKER_VERSION and the files' contents (as `make run` caches its own): a change to how they
+are *trained* is measured only once one of the versions changes; a change to how answers use
+them is measured at once.
+
     python evals/holdout.py [--out DIR]
 """
 
