@@ -203,6 +203,14 @@ sealed test split (254 questions, 77 of them yes/no, 16 to be declined, 28 follo
 committed before anything was measured on it (352d824). It was scored once, at aa29dab
 (figures in the README and the closing note of issue 22), so it is spent: the next piece of
 work appends it to dev and writes a fresh split.
+
+Twenty-second round, 2026-11-27, fifteenth session: the twenty-first round's spent split was
+appended to dev (6,562 questions). Four new pools were written blind by helpers who read
+only `corpus/` and were told to write no other file (pages dealt anew with seed 20261228;
+ids v23a (84), v23b (84) and v23c (85); calculator questions c23, 42). The 24 questions
+whose wording was already in dev or golden word for word were dropped, and the rest became
+the sealed test split (271 questions, 86 of them yes/no, 17 to be declined, 26 follow-ups),
+committed before anything was measured on it.
 """
 
 from __future__ import annotations
