@@ -13,6 +13,7 @@ from .intent import Intent, classify
 from .polarity import (
     POINTS_BACK,
     asks_identity,
+    generations,
     qualifiers,
     same_qualifiers,
     turned_alike,
@@ -388,23 +389,13 @@ def _other_version(mine: frozenset[str], faq_question: str, asked: str) -> bool:
     if mine and theirs and not mine & theirs:
         return True
     # "can a cx7 do 800g" is not "Does ConnectX-8 support a single 800G Ethernet port?"
-    asked_gens, faq_gens = _generations(asked), _generations(faq_question)
+    asked_gens, faq_gens = generations(asked), generations(faq_question)
     if not asked_gens & faq_gens and any(f == g and n != m for f, n in asked_gens
                                          for g, m in faq_gens):
         return True
     spans = _distances(faq_question)
     return bool(spans) and any(not any(low < km <= high for low, high in spans)
                                for _, km in _distances(asked))
-
-
-_GENERATION = re.compile(r"\b(connectx|cx|bluefield|bf|quantum|spectrum|nvlink|gen)[\s-]?(\d)\b",
-                         re.I)
-_FAMILY = {"cx": "connectx", "bf": "bluefield"}
-
-
-def _generations(text: str) -> set[tuple[str, str]]:
-    """The product generations a text names: {("connectx", "7")} of "cx7" or "ConnectX-7"."""
-    return {(_FAMILY.get(f.lower(), f.lower()), n) for f, n in _GENERATION.findall(text)}
 
 
 _DISTANCE = re.compile(r"\b(?:(\d+(?:\.\d+)?)\s?|(tens|hundreds|thousands)\s+of\s+)"

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .intent import Intent, has_unit
-from .polarity import POLAR_OPENING, qualifiers
+from .polarity import POLAR_OPENING, first_generation, generations, qualifiers
 from .text import numbers_in
 from .words import stems_of
 
@@ -52,7 +52,7 @@ SENTENCE_FEATURES = (
     "has_unit", "mistake", "opens_polar", "same_qualifiers", "qualifiers_shared", "has_money",
     "length", "intent_cue",
     "definition_asked", "question_terms", "negated",
-    *(f"intent_{i.value}" for i in Intent), "memory_best", "memory_sum")
+    *(f"intent_{i.value}" for i in Intent), "memory_best", "memory_sum", "other_generation")
 #: Features also given relative to the rest of the question's candidates: the gap to the
 #: best candidate's value and the rank among them. Five-fold CV by question over golden + dev
 #: (three shuffles): the top candidate holds a key fact 0.839 -> 0.850; more of them (units,
@@ -116,6 +116,21 @@ def _sentence_side(text: str) -> tuple:
             min(len(text.split()), 60) / 60)
 
 
+def _other_generation(asked: set[tuple[str, str]], text: str) -> float:
+    """1.0 if the sentence is about another generation of a product the question names by
+    generation: "NVLink 6 gives ... twice NVLink 5" for "how fast is nvlink 5?"."""
+    if not asked:
+        return 0.0
+    first = _first_generation(text)
+    return float(first is not None and first not in asked
+                 and any(family == first[0] for family, _ in asked))
+
+
+@lru_cache(maxsize=1 << 15)
+def _first_generation(text: str) -> tuple[str, str] | None:
+    return first_generation(text)
+
+
 @lru_cache(maxsize=1 << 16)
 def _cued(intent: Intent, text: str) -> float:
     cue = _CUES.get(intent)
@@ -138,6 +153,7 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
     q_bigrams = _bigrams(question)
     q_numbers = set(numbers_in(question))
     q_quals = qualifiers(question)
+    q_gens = generations(question)
     max_sim = max(c.similarity for c in pool)
     max_score = pool[0].score
     focus = draft.focus
@@ -173,7 +189,7 @@ def sentence_features(draft: Draft, pool: list[Candidate], lead: Chunk | None,
             len(q_quals & quals) / len(q_quals) if q_quals else 0.0,
             money, length, _cued(intent, text),
             float(intent is Intent.DEFINITION and s.section == "Definition"), *head,
-            *memory.get(s.id, (0.0, 0.0))])
+            *memory.get(s.id, (0.0, 0.0)), _other_generation(q_gens, text)])
     return _with_relative(rows)
 
 

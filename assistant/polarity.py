@@ -240,6 +240,12 @@ _OPPOSED = tuple((re.compile(rf"\b({a})\b", re.I), re.compile(rf"\b({b})\b", re.
 
 
 _OR_NOT = re.compile(r"\bor\s+(not|no)\b", re.I)
+#: The other option of an alternative question, offered as the only or just one: "does
+#: gpudirect rdma work on roce or is it ib only?" asks whether it works on RoCE, as "Does
+#: GPUDirect RDMA work with RoCE?" does; its "only" belongs to the option, not the claim.
+_OR_ONLY = re.compile(r"\bor\s+(?:(?:is|are)\s+(?:it|that|this|they)\s+|it'?s\s+|its\s+)?"
+                      r"(?:(?:just|only)\b[^?.!,;]*|[^?.!,;]*?\b(?:only|just)\b[^?.!,;]*)[?.!\s]*$",
+                      re.I)
 #: A question opened on a negated auxiliary asks the plain question ("doesnt infiniband use
 #: ecn too?" is answered "No, InfiniBand does not use ECN", as "Does InfiniBand use ECN?" is).
 _NEGATED_ASK = re.compile(r"^\W*(?:so\s+|but\s+|wait\s+)?(?:does|do|is|are|can|will|would|should|"
@@ -258,7 +264,7 @@ def turning_words(text: str) -> frozenset[str]:
 
     # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn; a closing
     # "or not?" asks for either answer and turns nothing
-    text = _NEGATED_ASK.sub("", _OR_NOT.sub("", text))
+    text = _NEGATED_ASK.sub("", _OR_NOT.sub("", _OR_ONLY.sub("", text)))
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 
@@ -339,3 +345,20 @@ def judged_words(text: str) -> frozenset[str]:
     "ok" that opens a message ("ok so is it the same as ...?") judges nothing."""
     text = re.sub(r"^\W*(?:ok|okay)\b", "", text, flags=re.I)
     return frozenset(m.group(1).lower() for m in JUDGED.finditer(text))
+
+
+_GENERATION = re.compile(r"\b(connectx|cx|bluefield|bf|quantum|spectrum|nvlink|gen)[\s-]?(\d)\b",
+                         re.I)
+_FAMILY = {"cx": "connectx", "bf": "bluefield"}
+
+
+def generations(text: str) -> set[tuple[str, str]]:
+    """The product generations a text names: {("connectx", "7")} of "cx7" or "ConnectX-7"."""
+    return {(_FAMILY.get(f.lower(), f.lower()), n) for f, n in _GENERATION.findall(text)}
+
+
+def first_generation(text: str) -> tuple[str, str] | None:
+    """The product generation a text names first, usually what it is about: ("nvlink", "6")
+    of "NVLink 6 gives ... twice the bandwidth of NVLink 5"."""
+    m = _GENERATION.search(text)
+    return (_FAMILY.get(m.group(1).lower(), m.group(1).lower()), m.group(2)) if m else None

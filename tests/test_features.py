@@ -73,3 +73,16 @@ def test_rows_are_the_same_whatever_the_process_hash_seed(tmp_path):
                               timeout=120, check=True)
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0]) > 1000
+
+
+def test_a_sentence_about_another_generation_of_the_asked_product_is_marked():
+    """"How fast is nvlink 5?": a sentence about NVLink 6 that names NVLink 5 only to compare
+    is about another generation; one about NVLink 5, or a question naming none, is not."""
+    from assistant.features import _other_generation
+    from assistant.polarity import generations
+
+    asked = generations("how much bandwidth does nvlink 5 give per gpu")
+    assert _other_generation(asked, "NVLink 6 gives 3.6 TB/s per GPU, twice NVLink 5.") == 1.0
+    assert _other_generation(asked, "NVLink 5 on Blackwell gives 1.8 TB/s per GPU.") == 0.0
+    assert _other_generation(asked, "ConnectX-8 has a 800G port.") == 0.0  # another product
+    assert _other_generation(generations("how fast is nvlink"), "NVLink 6 gives ...") == 0.0

@@ -287,3 +287,29 @@ def test_a_question_turned_aside_differs_only_in_inert_words_and_never_in_a_nega
                             "Does RoCE need special switches?", inert)
     # questions asked alike are not "turned aside": turned_alike says so
     assert not turned_aside("does roce need pfc?", "Does RoCE need PFC?", inert)
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    ("NVLink 6 gives each Rubin GPU 3.6 TB/s, twice NVLink 5.", ("nvlink", "6")),
+    ("a cx7 and a ConnectX-8", ("connectx", "7")),
+    ("BF3 runs Arm cores", ("bluefield", "3")),
+    ("NVLink is fast", None),
+])
+def test_the_first_generation_a_text_names_is_what_it_is_about(text, first):
+    from assistant.polarity import first_generation, generations
+
+    assert first_generation(text) == first
+    assert (first is None) == (not generations(text))
+
+
+@pytest.mark.parametrize(("question", "turns"), [
+    ("does gpudirect rdma work on roce or is it ib only", set()),
+    ("does that work on roce too or just infiniband?", set()),
+    ("does nccl work on roce or only on ib?", set()),
+    ("does sharp only work on infiniband?", {"onli"}),  # the claim's own "only" still turns
+    ("is it only for ib or does roce work too?", {"onli"}),
+])
+def test_the_only_of_an_alternative_option_turns_nothing(question, turns):
+    from assistant.polarity import turning_words
+
+    assert turning_words(question) == turns
