@@ -61,10 +61,13 @@ _YES_NO_LATE = _rx(rf"^(so\s+)?(if|with|when|once|after|without|for|on|in|during
                    rf"[^?]{{1,80}}?"
                    rf"(,\s*|\s)(then\s+)?{_AUX}\s+(i|we|you|it|they|there|the|a|an|my|our|this|"
                    rf"that|these|those|[\w-]+)\b")
+#: The word zero, not DeepSpeed's ZeRO ("ZeRO stage 3", "zero-3", "zero++", "zero offload").
+ZERO = (r"(?!(?-i:ZeRO)\b)(?<!deepspeed\s)zero(?![\s-]*\d|\s+stages?\b|\s*\+\+|"
+        r"[\s-]+(?:offload|optimi|redundan|infinity|dp\b))")
 _NEGATED = _rx(r"^(is|are|was|were|does|do|did|can|could|should|would|has|have|had|wo|ai)"
                r"n'?t\b|^\w+\s+\w+\s+not\b"
                # "is a passive DAC basically zero power?": a claim of nothing (not ZeRO-3)
-               r"|\b(zero(?![\s-]*\d)|none|nothing)\b"
+               r"|\b(" + ZERO + r"|none|nothing)\b"
                # "passive dacs draw no power, right?": a claim of none ("yes or no" is not)
                r"|(?<!\bor\s)\bno\s+(?!longer\b|matter\b|more\b|one\b|doubt\b)[a-z]")
 _WHY = _rx(r"^(and\s+|so\s+|but\s+)?(why|how\s+come|what\s+is\s+the\s+reason|what's\s+the\s+"

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from functools import cache, lru_cache
 
+from .intent import ZERO
+
 POLAR_OPENING = re.compile(r"^(yes|no|it\s+depends)\b", re.I)
 YES_NO_OPENING = re.compile(r"^(yes|no)\b", re.I)
 _MISTAKE = re.compile(
@@ -214,7 +216,8 @@ _TURNS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|
                     r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
                     r"only|outside|inside|instead|rather|replace\w*|drop\w*|lossy|lossless|off|"
                     r"still|more|less|fewer|above|below|before|after|equivalent|alternative|"
-                    r"counterpart|substitute|competitor|rival|none|nothing|zero(?![\s-]*\d)|"
+                    r"counterpart|substitute|competitor|rival|none|nothing|"
+                    + ZERO + r"|"
                     r"manual\w*|automatic\w*|default\w*)\b", re.I)
 
 #: Words of opposite framing: "will *normal* switches work for RoCE?" asks the opposite of "does

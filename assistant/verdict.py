@@ -9,6 +9,7 @@ from typing import NamedTuple
 from .corpus import Chunk
 from .draft import COVERAGE_BONUS, Candidate, Draft, coverage, coverage_parts, names_page
 from .faq import HEDGED
+from .intent import ZERO
 from .polarity import (
     ALTERNATIVE,
     POINTS_BACK,
@@ -57,7 +58,7 @@ _JUDGEMENTS = (
 
 
 _UNIVERSAL = re.compile(r"\b(all|every|each|any|always|ever|literally|completely|entirely|"
-                        r"totally|zero)\b", re.I)
+                        r"totally|" + ZERO + r")\b", re.I)
 
 
 #: Opposites: a sentence that says "below" where the question says "above" answers another
@@ -282,7 +283,7 @@ DENY_AT = 0.5
 #: infiniband", "only", "lossy"): a denial may then be the Yes asked for.
 _FLIPS = re.compile(r"\b(not|no|never|cannot|can'?t|doesn'?t|dont|don'?t|isn'?t|isnt|doesnt|"
                     r"aren'?t|won'?t|without|skip\w*|avoid\w*|bypass\w*|pointless|unnecessary|"
-                    r"only|lossy|none|nothing|zero|off|less|fewer|instead|w/o)\b", re.I)
+                    r"only|lossy|none|nothing|" + ZERO + r"|off|less|fewer|instead|w/o)\b", re.I)
 
 
 def lead_denies(draft: Draft, sentence: Chunk) -> bool:

@@ -313,3 +313,15 @@ def test_the_only_of_an_alternative_option_turns_nothing(question, turns):
     from assistant.polarity import turning_words
 
     assert turning_words(question) == turns
+
+
+@pytest.mark.parametrize(("question", "turns"), [
+    ("Does ZeRO stage 3 send more data than DDP?", {"more"}),
+    ("does zero-3 put more traffic on the network", {"more"}),
+    ("is zero offload slower", set()),
+    ("does lossless mean zero packets lost?", {"lossless", "zero"}),
+])
+def test_deepspeed_zero_is_not_the_word_zero(question, turns):
+    from assistant.polarity import turning_words
+
+    assert turning_words(question) == turns
