@@ -242,6 +242,9 @@ PAIR_FEATURES = ("similarity", "rank", "no_term_added", "no_term_missing", "word
 #: 0.631 -> 0.664 and golden held out 0.677 -> 0.687, wrong polarity 0 in both; 0.75 lent
 #: three wrong words ("is ultra ethernet a new ethernet link speed" took a hedged Yes).
 PAIR_AT = 0.85
+#: A rival FAQ within this much of the best one's probability, answered with the other word,
+#: leaves the question to the other readings.
+PAIR_RIVAL = 0.15
 #: ...and one whose answer is hedged ("Yes, but rarely"), which says less of a question
 #: asked another way ("do 10 nvl72 racks become one nvlink domain?").
 PAIR_AT_HEDGED = 0.93
@@ -299,6 +302,13 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     if scores[best] < (PAIR_AT_HEDGED if HEDGED.match(sentences[0].text) else PAIR_AT):
         return None
     if scores[best] < PAIR_AT_HEDGED and not _same_subjects(draft, question, sentences[0]):
+        return None
+    # ...nor when another FAQ, answered with the other word, is nearly as likely: the
+    # matcher cannot tell which one is asked ("can the gradient allreduce overlap with the
+    # backward pass" between "Can all-reduce overlap ...?" and "Does all-reduce average ...?")
+    word = sentences[0].text[:2].lower()
+    if any(i != best and scores[i] >= scores[best] - PAIR_RIVAL
+           and pairs[i][2][0].text[:2].lower() != word for i in range(len(pairs))):
         return None
     return _match(question, sim, sentences)
 

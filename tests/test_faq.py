@@ -72,3 +72,38 @@ def test_a_yes_said_of_what_the_visitor_compares_with_is_no_word():
     assert not asked_like_another("ualink is an open standard, unlike nvlink?",
                                   "Is UALink an open standard?",
                                   "Yes, UALink is an open standard, unlike NVLink.")
+
+
+def _faq_chunk(i: int, text: str, unit: str = "question"):
+    from assistant.corpus import Chunk
+
+    return Chunk(id=f"all-reduce::faq::{i}::{unit}", slug="all-reduce", title="All-reduce",
+                 section="FAQ", text=text, url="/glossary/all-reduce", kind="glossary",
+                 unit=unit, chunk_id=f"all-reduce::faq::{i}", position=0)
+
+
+@pytest.mark.parametrize(("scores", "matched"), [
+    ((0.90, 0.86), None),          # a rival answered No nearly as likely: no word
+    ((0.90, 0.70), "overlap"),     # the rival is far behind
+])
+def test_a_rival_faq_answered_with_the_other_word_leaves_the_question(monkeypatch, scores,
+                                                                      matched):
+    from types import SimpleNamespace
+
+    from assistant import faq
+
+    pairs = [(_faq_chunk(3, "Can all-reduce overlap with computation?"), 0.8,
+              (_faq_chunk(3, "Yes, frameworks overlap it with the backward pass.", "sentence"),),
+              [0.0]),
+             (_faq_chunk(4, "Does all-reduce average the gradients?"), 0.8,
+              (_faq_chunk(4, "No, all-reduce itself usually sums the buffers.", "sentence"),),
+              [1.0])]
+    monkeypatch.setattr(faq, "polar_pairs", lambda draft: pairs)
+    monkeypatch.setattr(faq, "_asked_alike", lambda draft, model, pair: True)
+    monkeypatch.setattr(faq, "_same_subjects", lambda draft, question, sentence: True)
+    model = SimpleNamespace(pairs=SimpleNamespace(proba=lambda rows: [scores[int(r[0])]
+                                                                      for r in rows]))
+    draft = SimpleNamespace(question="can the gradient allreduce overlap with the backward pass")
+    found = faq.learned_neighbour(draft, model)
+    assert (found is None) == (matched is None)
+    assert matched is None or matched in found.question
