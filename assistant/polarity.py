@@ -271,11 +271,13 @@ def turning_words(text: str) -> frozenset[str]:
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 
-#: Turning words that always turn: a negation or an exclusive never learns to be inert
-#: (`turned_aside`), whatever the labelled questions say.
+#: Turning words that always turn: a negation, an exclusive or another thing in place of the
+#: one named ("is there an nccl *equivalent* for amd gpus" is not "does NCCL work on AMD
+#: GPUs?") never learns to be inert (`turned_aside`), whatever the labelled questions say.
 NEGATING = frozenset({"not", "no", "never", "cannot", "cant", "doesnt", "dont", "isnt", "arent",
                       "wont", "without", "none", "nothing", "zero", "only", "still", "instead",
-                      "rather"})
+                      "rather", "equivalent", "alternative", "counterpart", "substitute",
+                      "competitor", "rival"})
 
 
 def turn_difference(question: str, faq_question: str) -> frozenset[str]:

@@ -325,3 +325,14 @@ def test_deepspeed_zero_is_not_the_word_zero(question, turns):
     from assistant.polarity import turning_words
 
     assert turning_words(question) == turns
+
+
+def test_an_equivalent_never_learns_to_be_inert():
+    """Even had the labelled questions shown "equivalent" to turn nothing, "an NCCL
+    equivalent for AMD GPUs" asks of another library than "Does NCCL work on AMD GPUs?"."""
+    from assistant.polarity import turned_aside
+
+    asked, faq = "is there an nccl equivalent for amd gpus", "Does NCCL work on AMD GPUs?"
+    assert not turned_aside(asked, faq, frozenset({"q:equival"}))
+    assert turned_aside("are output tokens more expensive?", "Are output tokens expensive?",
+                        frozenset({"q:more"}))
