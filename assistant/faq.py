@@ -301,7 +301,11 @@ def learned_neighbour(draft: Draft, model: Learned) -> FAQMatch | None:
     question, sim, sentences, _ = pairs[best]
     if scores[best] < (PAIR_AT_HEDGED if HEDGED.match(sentences[0].text) else PAIR_AT):
         return None
-    if scores[best] < PAIR_AT_HEDGED and not _same_subjects(draft, question, sentences[0]):
+    # (in a conversation the message is searched with the one before it, whose own FAQ may
+    # then come first: "ok and does the normal tcp congestion control also handle the rdma
+    # flows?" after "does infiniband have congestion control?" is not asked of InfiniBand)
+    if (scores[best] < PAIR_AT_HEDGED or draft.conversation) \
+            and not _same_subjects(draft, question, sentences[0]):
         return None
     # ...nor when another FAQ, answered with the other word, is nearly as likely: the
     # matcher cannot tell which one is asked ("can the gradient allreduce overlap with the

@@ -103,7 +103,28 @@ def test_a_rival_faq_answered_with_the_other_word_leaves_the_question(monkeypatc
     monkeypatch.setattr(faq, "_same_subjects", lambda draft, question, sentence: True)
     model = SimpleNamespace(pairs=SimpleNamespace(proba=lambda rows: [scores[int(r[0])]
                                                                       for r in rows]))
-    draft = SimpleNamespace(question="can the gradient allreduce overlap with the backward pass")
+    draft = SimpleNamespace(question="can the gradient allreduce overlap with the backward pass",
+                            conversation=False)
     found = faq.learned_neighbour(draft, model)
     assert (found is None) == (matched is None)
     assert matched is None or matched in found.question
+
+
+@pytest.mark.parametrize(("conversation", "matched"), [(False, True), (True, False)])
+def test_in_a_conversation_the_faq_must_be_asked_of_the_messages_terms(monkeypatch,
+                                                                       conversation, matched):
+    """A follow-up is searched with the message before it, whose own FAQ may come first very
+    likely: in a conversation, even a very likely FAQ must be asked of this message's terms."""
+    from types import SimpleNamespace
+
+    from assistant import faq
+
+    pairs = [(_faq_chunk(2, "Does InfiniBand have congestion control?"), 0.84,
+              (_faq_chunk(2, "Yes, InfiniBand has congestion control.", "sentence"),), [0.0])]
+    monkeypatch.setattr(faq, "polar_pairs", lambda draft: pairs)
+    monkeypatch.setattr(faq, "_asked_alike", lambda draft, model, pair: True)
+    monkeypatch.setattr(faq, "_same_subjects", lambda draft, question, sentence: False)
+    model = SimpleNamespace(pairs=SimpleNamespace(proba=lambda rows: [0.95 for _ in rows]))
+    draft = SimpleNamespace(question="ok and does the normal tcp congestion control also "
+                                     "handle the rdma flows?", conversation=conversation)
+    assert (faq.learned_neighbour(draft, model) is not None) == matched
