@@ -247,6 +247,17 @@ def test_compare_unnamed_quotes_and_hours_before_price():
         ("Quote 1", 6.5, 130.0), ("Quote 2", 7.0, 100.0)]
 
 
+def test_unnamed_quotes_with_bare_prices_and_the_time_each_takes():
+    """"got three quotes: ... @ 2.60 but it takes 2.5 weeks, or ... @ 2.90 done in 9 days": a
+    bare amount after "@" followed by the job's time is that quote's price."""
+    req = detect("got three quotes: 64 gpus @ 3.10/hr finishing in 2 weeks, 64 gpus @ 2.60 but "
+                 "it takes 2.5 weeks, or 96 gpus @ 2.90 done in 9 days. which one wins")
+    assert req.tool == "compare_cluster_quotes"
+    assert [(q["price_per_gpu_hour"], q["hours"], q["gpus"]) for q in req.args["quotes"]] == [
+        (3.1, 336.0, 64), (2.6, 420.0, 64), (2.9, 216.0, 96)]
+    assert run(req).result.cheapest == "Quote 3"
+
+
 def test_compare_bare_amounts_with_vs_and_per_quote_gpus():
     req = detect("$6.50 for 130 hours vs $7 for 100 hours on 256 GPUs")
     assert [q["name"] for q in req.args["quotes"]] == ["Quote 1", "Quote 2"]

@@ -169,9 +169,7 @@ def compare_cluster_quotes(gpus: int | None = None, quotes: Sequence[Any] = ()
     )
 
 
-# ---------------------------------------------------------------------------------------
-# Wording: which price, duration and GPU count belongs to which quote
-# ---------------------------------------------------------------------------------------
+# -- Wording: which price, duration and GPU count belongs to which quote --------------------
 
 _MARKER = rx(
     r"\b(?:cluster|provider|quote|option|vendor|offer|cloud|deal|bid|supplier)\s"
@@ -188,7 +186,7 @@ _NOT_NAMES = {"compare", "with", "and", "or", "vs", "the", "what", "which", "how
               "for", "a", "an", "i", "if", "then", "on", "cost", "price", "gpus", "gpu"}
 _CAPITALISED_NAME = re.compile(
     r"\b([A-Z][A-Za-z0-9_-]{1,30})(?:\s(?:at|@|is|charges|costs|quotes|offers|for))?\s?:?\s?$")
-_COMPARE_WORD = rx(r"\b(?:compare|comparison|vs|versus|cheaper|cheapest|dearer|dearest)\b")
+_COMPARE_WORD = rx(r"\b(?:compar\w+|vs|versus|cheaper|cheapest|dearer|dearest|quotes|wins)\b")
 
 
 #: A quote named by one letter and a colon, an equals sign, a bracket or a price verb: "a: 512
@@ -225,10 +223,11 @@ _BARE_PRICE = rx(r"\s?(?:is|at|@|:|-|=|charges?|costs?|quotes?|offers?)?\s?"
                  r"(?:about\s|around\s|~\s?)?\$?(?P<n>\d+(?:\.\d+)?)"
                  r"(?=\s?(?:[,;.)!?]|$|(?:and|but|or|vs|versus|while|whereas|with|which|if|"
                  r"so|then)\b))")
-# "b: 384 gpus @ 2.40, 12 days": a bare amount after "@" or "at" in a quote's part, followed
-# by no unit ("at 2.90 and it finishes in 2.5 days": a joining word is no unit), is its price.
+# "b: 384 gpus @ 2.40, 12 days": a bare amount after "@" or "at" in a quote's part, followed by
+# no unit ("at 2.90 and it finishes in 2.5 days", "@ 2.90 done in 9 days"), is its price.
 _AT_PRICE = rx(r"(?:@|\bat)\s?\$?(?P<n>\d+(?:\.\d+)?)(?!\.?\d|\s?(?:%|(?!(?:and|but|or|vs|"
-               r"while|whereas|with|which|then|so)\b)[a-z]))")
+               r"while|whereas|with|which|then|so|done|finish\w*|complet\w*|tak(?:es|ing)|for|"
+               r"in)\b)[a-z]))")
 
 
 def _bare_prices(w: Wording, markers: list[re.Match[str]], taken: list[Quantity]
@@ -253,7 +252,8 @@ def _prices(w: Wording, markers: list[re.Match[str]]) -> list[Quantity]:
                   or (x.kind == "money_other" and PER_GPU.search(x.text))]
     if len(prices) < len(markers):
         prices += _bare_prices(w, markers, prices)
-    if len(prices) >= 2:  # "z is 128 at 2.10 but 520 hrs" beside other quotes' prices
+    # "z is 128 at 2.10 but 520 hrs" beside other prices, or in quotes compared
+    if len(prices) >= 2 or (prices and _COMPARE_WORD.search(w.lower)):
         prices += [Quantity("price", float(m.group("n")), m.start("n"), m.end("n"), m.group("n"))
                    for m in _AT_PRICE.finditer(w.unread)
                    if not any(p.start <= m.start("n") < p.end for p in prices)]
