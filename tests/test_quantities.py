@@ -1371,6 +1371,9 @@ def test_an_amount_a_gpu_with_hours_apart_is_the_price_per_gpu_hour():
      "power_cost", {"watts_per_server": 14300.0, "gpus_per_server": 8}),
     ("one nvl72 rack pulling 120kw for its 72 gpus, pue 1.15, $0.11/kwh, 3 weeks?",
      "power_cost", {"watts_per_server": 120000.0, "gpus_per_server": 72}),
+    ("one nvl72 rack ~120kw, liquid cooled site with pue 1.2, $0.10/kwh. power from the grid "
+     "and cost for a week?",
+     "power_cost", {"watts_per_server": 120000.0, "gpus_per_server": 72, "gpus": 72}),
     ("2048 gpus at 1.1kw each all-in, pue 1.5, power at 7 cents, 90 days. electricity cost?",
      "power_cost", {"price_per_kwh": 0.07}),
 ])

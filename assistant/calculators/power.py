@@ -358,11 +358,14 @@ def _singular_power(w: Wording, args: dict[str, Any], notes: list[str]) -> None:
     beside one GPU ("a gpu drawing 1.2kw all-in") that GPU's."""
     bare = w.first({"watts"})
     unbound = bare is not None and not w.kinds() & {"watts_per_gpu", "watts_per_server"}
-    counted = "gpus" in args or bool(_EIGHT_GPU_BOX.search(w.lower))  # "one dgx b200 box"
+    nvl = re.search(r"\bnvl(\d{1,3})\b", w.lower)  # "one nvl72 rack ~120kw": its 72 GPUs
+    counted = "gpus" in args or bool(_EIGHT_GPU_BOX.search(w.lower) or nvl)  # "one dgx box"
     if _one_box(w) and counted and "gpus_per_server" not in args:
         if unbound and bare is not None:
             args["watts_per_server"] = bare.value
             notes.append(f"{w.original[bare.start:bare.end]} is read as the one server's power.")
+        if nvl and "gpus" not in args and "watts_per_server" in args:
+            args["gpus"] = int(nvl.group(1))
         if "watts_per_server" in args and "gpus" in args:
             args["gpus_per_server"] = args["gpus"]
     elif unbound and bare is not None and _one_gpu(w):
