@@ -183,7 +183,8 @@ def test_an_faq_asked_the_other_way_round_lends_no_yes_or_no(bot, question):
 
 @pytest.mark.parametrize("question, word", [
     ("can you join two hgx h100 servers with nvlink", "No: "),
-    ("will zero 3 use more bandwidth than ddp?", "Yes: "),
+    # (since DeepSpeed's ZeRO is no "zero", the FAQ that asks of ZeRO stage 3 answers it)
+    ("will zero 3 use more bandwidth than ddp?", "Yes"),
     # the general question keeps the FAQ's own hedge
     ("is nvlink able to connect two dgx servers?", "It depends: "),
     # two sides named: the comparison path reads the same memory
