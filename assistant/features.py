@@ -121,14 +121,9 @@ def _other_generation(asked: set[tuple[str, str]], text: str) -> float:
     generation: "NVLink 6 gives ... twice NVLink 5" for "how fast is nvlink 5?"."""
     if not asked:
         return 0.0
-    first = _first_generation(text)
+    first = first_generation(text)
     return float(first is not None and first not in asked
                  and any(family == first[0] for family, _ in asked))
-
-
-@lru_cache(maxsize=1 << 15)
-def _first_generation(text: str) -> tuple[str, str] | None:
-    return first_generation(text)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -357,13 +357,18 @@ _GENERATION = re.compile(r"\b(connectx|cx|bluefield|bf|quantum|spectrum|nvlink|g
 _FAMILY = {"cx": "connectx", "bf": "bluefield"}
 
 
+def _generation(family: str, n: str) -> tuple[str, str]:
+    return _FAMILY.get(family.lower(), family.lower()), n
+
+
 def generations(text: str) -> set[tuple[str, str]]:
     """The product generations a text names: {("connectx", "7")} of "cx7" or "ConnectX-7"."""
-    return {(_FAMILY.get(f.lower(), f.lower()), n) for f, n in _GENERATION.findall(text)}
+    return {_generation(f, n) for f, n in _GENERATION.findall(text)}
 
 
+@lru_cache(maxsize=1 << 15)  # asked of the same corpus sentences on every answer
 def first_generation(text: str) -> tuple[str, str] | None:
     """The product generation a text names first, usually what it is about: ("nvlink", "6")
     of "NVLink 6 gives ... twice the bandwidth of NVLink 5"."""
     m = _GENERATION.search(text)
-    return (_FAMILY.get(m.group(1).lower(), m.group(1).lower()), m.group(2)) if m else None
+    return _generation(m.group(1), m.group(2)) if m else None
