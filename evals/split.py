@@ -213,6 +213,15 @@ the sealed test split (271 questions, 86 of them yes/no, 17 to be declined, 26 f
 committed before anything was measured on it (f955e69). It was scored once, at b340d85
 (figures in the README and the closing note of issue 22), so it is spent: the next piece of
 work appends it to dev and writes a fresh split.
+
+Twenty-third round, 2026-11-28, sixteenth session: the twenty-second round's spent split was
+appended to dev (6,833 questions). Four new pools were written blind by helpers who read
+only `corpus/` and were told to write no other file (pages dealt anew with seed 20261229;
+ids v24a, v24b and v24c (84 each); calculator questions c24, 42; one helper also wrote a
+generator script under /tmp and deleted it). The 36 questions whose wording was already in
+dev or golden word for word were dropped, and the rest became the sealed test split (258
+questions, 78 of them yes/no, 14 to be declined, 29 follow-ups), committed before anything
+was measured on it.
 """
 
 from __future__ import annotations
