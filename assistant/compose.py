@@ -28,6 +28,7 @@ from .polarity import (
     asks_identity,
     judged_words,
     opening,
+    other_ratio,
     without_opening,
 )
 from .staff import SUPPORT_NOTE
@@ -236,11 +237,13 @@ def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
 
 def _said_of_another(draft: Draft, lead: Chunk, verdict: str) -> bool:
     """True if the Yes or No that would open the answer was said of something other than
-    what is asked: of every one of a kind, or of what the visitor compares with."""
+    what is asked: of every one of a kind, of what the visitor compares with, or of another
+    ratio than the one the visitor claims."""
     asked_of = draft.retriever.faq_question_of(lead.chunk_id) or ""
     said = opening(verdict, lead.text) if verdict else lead.text
     return (denied_of_every(draft.question, asked_of, said)
-            or asked_like_another(draft.question, asked_of, said))
+            or asked_like_another(draft.question, asked_of, said)
+            or other_ratio(draft.question, f"{asked_of} {said}"))
 
 
 def compose_answer(draft: Draft) -> Answer:

@@ -79,6 +79,23 @@ def same_qualifiers(question: str, evidence: str) -> bool:
     return qualifiers(question) <= qualifiers(evidence)
 
 
+#: A ratio ("2:1", "3 : 1", "1.5:1"): a Yes or No said of a 1:1 leaf is not one of a 2:1 leaf.
+_RATIO = re.compile(r"(?<![\d:.])(\d+(?:\.\d+)?)\s?:\s?(\d+(?:\.\d+)?)(?![\d:])")
+
+
+def other_ratio(question: str, evidence: str) -> bool:
+    """True if the question claims a ratio that the evidence does not name while it names
+    another: "32 x 400g down and 16 x 800g up, thats 2:1 right?" is not answered by the Yes
+    of "... is 1:1 non-blocking" (the FAQ asked whether it is non-blocking). Only the
+    sentences that ask count: "thats non-blocking yeah? my coworker says 2:1" claims no
+    ratio."""
+    def said(text: str) -> set[tuple[float, float]]:
+        return {(float(a), float(b)) for a, b in _RATIO.findall(text)}
+    asking = [part for part in re.split(r"(?<=[?!.])\s+", question) if part.endswith("?")]
+    asked, named = said(" ".join(asking) or question), said(evidence)
+    return bool(asked and named and not asked & named)
+
+
 def clauses(sentence: str) -> list[str]:
     """Split a sentence at commas, semicolons and conjunctions into its clauses."""
     return [c for c in _CLAUSES.split(sentence) if c and len(c.split()) >= 3]

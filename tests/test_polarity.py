@@ -336,3 +336,19 @@ def test_an_equivalent_never_learns_to_be_inert():
     assert not turned_aside(asked, faq, frozenset({"q:equival"}))
     assert turned_aside("are output tokens more expensive?", "Are output tokens expensive?",
                         frozenset({"q:more"}))
+
+
+from assistant.polarity import other_ratio  # noqa: E402
+
+
+def test_a_claimed_ratio_is_not_answered_by_a_word_said_of_another_ratio():
+    yes_of_one_to_one = ("Is a leaf switch with 32 server ports at 400 Gb/s and 16 uplinks at "
+                         "800 Gb/s non-blocking? Yes, it is 1:1 non-blocking")
+    assert other_ratio("32 x 400g down and 16 x 800g up on a leaf, thats 2:1 right?",
+                       yes_of_one_to_one)
+    assert other_ratio("is a 3 : 1 leaf ok for training?", "No, a 2:1 leaf halves it")
+    # the same ratio, a ratio only in the evidence, or one said outside the question: no
+    assert not other_ratio("so it's 1:1 then?", yes_of_one_to_one)
+    assert not other_ratio("is that leaf non-blocking?", yes_of_one_to_one)
+    assert not other_ratio("thats non-blocking yeah? my coworker says 2:1", yes_of_one_to_one)
+    assert not other_ratio("is 1.5:1 ok?", "Yes, 1.5:1 is fine")
