@@ -278,13 +278,18 @@ ALTERNATIVE = re.compile(r"\bor\b(?!\s+(not|no)\b)", re.I)
 POINTS_BACK = re.compile(r"\b(that|this|it|they|them|those|these)\b", re.I)
 
 
+#: "with no" and "w/o" say "without": "nccl on a cluster with no rdma nics" asks what "Does
+#: NCCL work without ... any RDMA network card?" does.
+_WITH_NO = re.compile(r"\bwith\s+no\b|\bw/o(?!\w)", re.I)
+
+
 def turning_words(text: str) -> frozenset[str]:
     """The words of a text that turn a question round ("without", "only", "equivalent")."""
     from .words import stem
 
     # stemmed, so "replace" and "replacement", "drop" and "dropped" are one turn; a closing
     # "or not?" asks for either answer and turns nothing
-    text = _NEGATED_ASK.sub("", _OR_NOT.sub("", _OR_ONLY.sub("", text)))
+    text = _NEGATED_ASK.sub("", _OR_NOT.sub("", _OR_ONLY.sub("", _WITH_NO.sub("without", text))))
     return frozenset(stem(m.group(0).lower().replace("'", "")) for m in _TURNS.finditer(text))
 
 

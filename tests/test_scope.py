@@ -41,3 +41,26 @@ def test_only_first_messages_and_only_with_the_learned_parts(bot):
                       page=None, terms=q.terms, subject=q.subject, compare=q.compare)
     assert in_scope(bot, follow, retrieval)  # a follow-up is judged by its terms
     assert NoLearning().declined_before(retrieval.vector, 0.0) is False
+
+
+UE = [{"role": "user", "content": "what is ultra ethernet?"},
+      {"role": "assistant", "content": "Ultra Ethernet is the UEC's open specification."}]
+
+
+@pytest.mark.parametrize("question", [
+    "cool, write me a poem about that", "nice, translate that into french",
+    "write a haiku about infiniband"])
+def test_a_writing_task_is_declined_whatever_it_is_about(bot, question):
+    answer = bot.ask(question, UE)
+    assert answer.refused and answer.kind == "refusal"
+
+
+def test_a_follow_up_that_points_back_and_stays_near_the_corpus_is_answered(bot):
+    history = [{"role": "user", "content": "whats the bubble with 8 stages and only 8 "
+                                           "microbatches?"},
+               {"role": "assistant", "content": "About 7/15, so roughly 47% of each step."}]
+    answer = bot.ask("ouch. how do i shrink that?", history)
+    assert not answer.refused and "pipeline-parallelism" in answer.retrieved[:3]
+    # ...and "translate into" that names no language is no translation
+    assert not bot.ask("ok how does that translate into cost, say we're at 80%?",
+                       UE).refused
