@@ -26,7 +26,7 @@ FAQ_RANGE = (2, 8)
 BANNED_STARTS = ("It", "This", "That", "These", "Those", "They", "Its", "Their")
 FAQ_SECTION = "FAQ"
 #: Bumped when chunking changes, so that every page is re-embedded once.
-CHUNKER_VERSION = "8"
+CHUNKER_VERSION = "9"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .polarity import POINTS_BACK
+
 if TYPE_CHECKING:
     from .chain import Assistant, Question
     from .retrieve import Retrieval
@@ -28,9 +30,12 @@ if TYPE_CHECKING:
 #: 0.17 at best and lost at least 0.17. The drop alone is not enough: after a long question
 #: a haiku request loses little. 2026-11-28, golden + dev's 6,833 + 389: the in-scope
 #: follow-ups under the floor came within 0.17-0.36 and lost at most 0.11 ("ouch. how do i
-#: shrink that?" after a pipeline-bubble question: 0.17, 0.08; it was declined at 0.2); the 7
-#: out-of-scope ones within 0.10-0.19, losing 0.17-0.39.
-FOLLOW_UP_RELEVANCE = 0.15
+#: shrink that?" after a pipeline-bubble question: 0.17, 0.08, was declined at 0.2); the 7
+#: out-of-scope ones within 0.10-0.19, losing 0.17-0.39. Only a message that points back
+#: ("that", "it") gets the lower floor, POINTING_BACK_RELEVANCE: "can you book me a flight
+#: to tokyo" after a long DCQCN question comes within 0.15-0.2 and loses under 0.13.
+FOLLOW_UP_RELEVANCE = 0.2
+POINTING_BACK_RELEVANCE = 0.15
 CONTINUE_DROP = 0.13
 
 
@@ -54,8 +59,9 @@ def in_scope(assistant: Assistant, q: Question, retrieval: Retrieval) -> bool:
     inside = bool(q.terms or q.subject)
     if not inside:
         own = own_relevance(assistant, q, retrieval)
+        floor = POINTING_BACK_RELEVANCE if POINTS_BACK.search(q.text) else FOLLOW_UP_RELEVANCE
         inside = own >= assistant.settings.min_relevance or (
-            own >= FOLLOW_UP_RELEVANCE and continues(assistant, q, retrieval))
+            own >= floor and continues(assistant, q, retrieval))
     if inside and not q.history:
         inside = not declined_before(assistant, q, retrieval)
     return inside

@@ -162,9 +162,10 @@ def _row_sentence(header: list[str], cells: list[str], name: str) -> list[str]:
 
 
 def _column(header: str) -> str:
+    # a name keeps its capitals: "InfiniBand", "RoCE v2", "H100", "EDR"
     first = header.split(" ", 1)[0]
-    return header if first.isupper() or any(ch.isdigit() for ch in first) else (
-        header[:1].lower() + header[1:])
+    return header if first.isupper() or any(ch.isdigit() or ch.isupper() for ch in first[1:]) \
+        else header[:1].lower() + header[1:]
 
 
 def split_answer_sentences(text: str) -> list[str]:

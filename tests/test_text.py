@@ -102,6 +102,10 @@ def test_table_rows_become_sentences_that_name_their_columns():
     assert table_sentences(two, "NVLink vs InfiniBand") == [
         "NDR (NVLink vs InfiniBand): each direction 50 GB/s.",
         "H100 (NVLink vs InfiniBand): ratio 9 times."]
+    # a column named by a product keeps its capitals
+    assert table_sentences("| Aspect | InfiniBand | RoCE v2 |\n|---|---|---|\n"
+                           "| Skills | Specialist | Widespread |", "InfiniBand vs RoCE") == [
+        "Skills (InfiniBand vs RoCE): InfiniBand Specialist; RoCE v2 Widespread."]
     for sentence in table_sentences(table, "InfiniBand generations"):
         assert stands_alone(sentence)
 
