@@ -30,7 +30,7 @@ from .compose import (
 from .config import Settings
 from .followup import FollowUps
 from .inputs import Message, clean_history, clean_text
-from .intent import Intent, Shape, classify, negated
+from .intent import Intent, Shape, classify, negated, plainly
 from .leads import lead_sentence
 from .learned import YES_NO_AT, NoLearning
 from .rerank import defined_first
@@ -241,6 +241,7 @@ class Assistant:
             return Turn(Answer(text=messages["empty"], kind="message"))
         if is_manipulation(text):
             return Turn(compose_refusal(self.corpus, None, manipulation=True))
+        text = plainly(text)  # "explain ecn like im 5" asks what "explain ecn" does
         # 2. What it is about: the terms it names, the subject, the two sides of a comparison.
         question = self._understand(text, history, page)
         # 3. The route, decided once: a calculation is answered by its calculator. In LLM mode

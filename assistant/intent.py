@@ -205,6 +205,22 @@ def asked_part(question: str) -> str:
     return question[:end + 1]
 
 
+#: How simply to explain is no part of what is asked: "explain ecn like im 5" asks what
+#: "explain ecn" does, and led with a detail of ECN once the words of "like im 5" joined the
+#: search.
+_PLAINLY = re.compile(r"[\s,]*(?:\b(?:like|as\s+if)\s+(?:i'?m|im|i\s+am|i\s+was|you'?re\s+"
+                      r"talking\s+to)\s+(?:5|five|a\s+(?:kid|child|beginner|newbie))\b|"
+                      r"\beli5\b:?|\bin\s+(?:plain|simple)\s+(?:english|terms|words)\b|"
+                      r"\bfor\s+(?:dummies|a\s+beginner|beginners)\b)", re.I)
+
+
+def plainly(question: str) -> str:
+    """The question without a request to keep it simple ("like im 5", "eli5", "in plain
+    english"); the question itself when nothing else is left."""
+    rest = _PLAINLY.sub("", question).strip()
+    return rest if rest.strip("?.! ") else question
+
+
 _ASKS = re.compile(r"\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|shall|may|"
                    r"might|must|has|have|what|whats|how|why|which|when|where|who|isn'?t|"
                    r"aren'?t|doesn'?t|won'?t)\b", re.I)  # ("dont want to ..." is a remark)
