@@ -28,6 +28,7 @@ from .polarity import (
     asks_identity,
     judged_words,
     opening,
+    other_option,
     other_ratio,
     without_opening,
 )
@@ -237,13 +238,14 @@ def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
 
 def _said_of_another(draft: Draft, lead: Chunk, verdict: str) -> bool:
     """True if the Yes or No that would open the answer was said of something other than
-    what is asked: of every one of a kind, of what the visitor compares with, or of another
-    ratio than the one the visitor claims."""
+    what is asked: of every one of a kind, of what the visitor compares with, of another
+    ratio than the one the visitor claims, or of an alternative question's other option."""
     asked_of = draft.retriever.faq_question_of(lead.chunk_id) or ""
     said = opening(verdict, lead.text) if verdict else lead.text
     return (denied_of_every(draft.question, asked_of, said)
             or asked_like_another(draft.question, asked_of, said)
-            or other_ratio(draft.question, f"{asked_of} {said}"))
+            or other_ratio(draft.question, f"{asked_of} {said}")
+            or other_option(draft.question, asked_of))
 
 
 def compose_answer(draft: Draft) -> Answer:

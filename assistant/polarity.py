@@ -361,6 +361,17 @@ def framed_alike(question: str, other: str) -> bool:
                    for a, b in _OPPOSED)
 
 
+def other_option(question: str, faq_question: str) -> bool:
+    """True if an alternative question's first option, the one a Yes or No answers, is framed
+    the other way round from the FAQ: "will rocev2 run on regular datacenter ethernet
+    switches or do we need special gear?" is not answered by the No of "Does RoCE need
+    special switches?", which answers its second option."""
+    if not faq_question or not ALTERNATIVE.search(question):
+        return False
+    first = re.split(r"\bor\b", question, maxsplit=1, flags=re.I)[0]
+    return not framed_alike(first, faq_question)
+
+
 #: Words that judge what is asked: "is it a problem if ECN marks above the PFC threshold?"
 #: asks the opposite of "can ECN mark above the PFC threshold?".
 JUDGED = re.compile(r"\b(problem|issue|bad|wrong|mistake|risk\w*|harm\w*|hurt\w*|danger\w*|"

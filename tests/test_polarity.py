@@ -352,3 +352,16 @@ def test_a_claimed_ratio_is_not_answered_by_a_word_said_of_another_ratio():
     assert not other_ratio("is that leaf non-blocking?", yes_of_one_to_one)
     assert not other_ratio("thats non-blocking yeah? my coworker says 2:1", yes_of_one_to_one)
     assert not other_ratio("is 1.5:1 ok?", "Yes, 1.5:1 is fine")
+
+
+from assistant.polarity import other_option  # noqa: E402
+
+
+def test_an_alternative_question_is_answered_of_its_first_option():
+    assert other_option("will rocev2 run on regular datacenter ethernet switches or do we need "
+                        "special gear?", "Does RoCE need special switches?")
+    assert not other_option("does rdma need a special nic or can any nic do it?",
+                            "Does RDMA need a special network card?")
+    assert not other_option("will rocev2 run on regular switches?",
+                            "Does RoCE need special switches?")  # no alternative: not judged
+    assert not other_option("does it need pfc or not?", "Does RoCE need PFC?")
