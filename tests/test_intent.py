@@ -104,7 +104,8 @@ from assistant.intent import plainly  # noqa: E402
 
 @pytest.mark.parametrize("asked, plain", [
     ("explain ecn like im 5", "explain ecn"), ("eli5: what is rdma", "what is rdma"),
-    ("what is pfc in plain english?", "what is pfc?"), ("what is ecn, like I am five", "what is ecn"),
+    ("what is pfc in plain english?", "what is pfc?"),
+    ("what is ecn, like I am five", "what is ecn"),
     ("like im 5", "like im 5"),  # nothing else left: the message as typed
     ("is nvlink like infiniband?", "is nvlink like infiniband?")])
 def test_a_request_to_keep_it_simple_is_no_part_of_the_question(asked, plain):
