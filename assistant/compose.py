@@ -30,6 +30,7 @@ from .polarity import (
     opening,
     other_option,
     other_ratio,
+    other_vendors,
     without_opening,
 )
 from .staff import SUPPORT_NOTE
@@ -239,13 +240,15 @@ def borrowed_polar_faq(draft: Draft) -> FAQMatch | None:
 def _said_of_another(draft: Draft, lead: Chunk, verdict: str) -> bool:
     """True if the Yes or No that would open the answer was said of something other than
     what is asked: of every one of a kind, of what the visitor compares with, of another
-    ratio than the one the visitor claims, or of an alternative question's other option."""
+    ratio than the one the visitor claims, of an alternative question's other option, or of
+    other vendors' products."""
     asked_of = draft.retriever.faq_question_of(lead.chunk_id) or ""
     said = opening(verdict, lead.text) if verdict else lead.text
     return (denied_of_every(draft.question, asked_of, said)
             or asked_like_another(draft.question, asked_of, said)
             or other_ratio(draft.question, f"{asked_of} {said}")
-            or other_option(draft.question, asked_of))
+            or other_option(draft.question, asked_of)
+            or other_vendors(draft.question, asked_of))
 
 
 def compose_answer(draft: Draft) -> Answer:

@@ -372,6 +372,19 @@ def other_option(question: str, faq_question: str) -> bool:
     return not framed_alike(first, faq_question)
 
 
+def other_vendors(question: str, faq_question: str) -> bool:
+    """True if the FAQ asks of other vendors' products and the visitor of NVIDIA's own:
+    "does per-packet adaptive routing on spectrum-x need nvidia nics on the receiving end?"
+    is not answered by the No of "Do RoCE NICs from other vendors get Spectrum-X per-packet
+    adaptive routing?" (its Yes or No holds of the vendors it sets apart)."""
+    return bool(_OTHERS.search(faq_question)) and bool(_NVIDIA.search(question)) \
+        and not _OTHERS.search(question)
+
+
+_OTHERS = re.compile(r"\b(other\s+vendors?|third[-\s]party|non-nvidia|another\s+vendor)", re.I)
+_NVIDIA = re.compile(r"\b(nvidia|mellanox|connectx|cx-?\d|bluefield|supernics?)\b", re.I)
+
+
 #: Words that judge what is asked: "is it a problem if ECN marks above the PFC threshold?"
 #: asks the opposite of "can ECN mark above the PFC threshold?".
 JUDGED = re.compile(r"\b(problem|issue|bad|wrong|mistake|risk\w*|harm\w*|hurt\w*|danger\w*|"

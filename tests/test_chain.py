@@ -448,8 +448,11 @@ def test_another_faqs_no_that_denies_what_is_asked_keeps_its_word(bot):
     assert answer.text.startswith("No, InfiniBand does not use PFC")
     assert answer.polarity in ("faq", "denies", "faq-led")
     # ...but an "It depends" of another FAQ lends no No, though its clause denies
+    # (a labelled visitor question asked the same way may settle it: ordinary HGX servers
+    # cannot be joined by NVLink, and that No is remembered, not read off the clause)
     answer = bot.ask("can nvlink connect two regular hgx servers together?")
-    assert not answer.text.startswith("No") and answer.polarity != "denies"
+    assert answer.polarity != "denies"
+    assert not answer.text.startswith("No") or answer.polarity == "remembered"
     # ...nor another FAQ's No to a question asked the other way round: "Does a single GPU
     # server need InfiniBand?" is a requirement, "does it work with" a possibility
     answer = bot.ask("does infiniband work with amd gpus")

@@ -365,3 +365,16 @@ def test_an_alternative_question_is_answered_of_its_first_option():
     assert not other_option("will rocev2 run on regular switches?",
                             "Does RoCE need special switches?")  # no alternative: not judged
     assert not other_option("does it need pfc or not?", "Does RoCE need PFC?")
+
+
+from assistant.polarity import other_vendors  # noqa: E402
+
+
+def test_a_word_said_of_other_vendors_does_not_answer_of_nvidias_own():
+    others = "Do RoCE NICs from other vendors get Spectrum-X per-packet adaptive routing?"
+    assert other_vendors("does adaptive routing on spectrum-x need nvidia nics on the far end?",
+                         others)
+    assert other_vendors("will a cx7 get the spectrum-x reordering", others)
+    assert not other_vendors("do broadcom nics get spectrum-x adaptive routing?", others)
+    assert not other_vendors("do non-nvidia nics get it even with a connectx switch?", others)
+    assert not other_vendors("does spectrum-x need nvidia nics?", "Does Spectrum-X need PFC?")
