@@ -224,6 +224,16 @@ questions, 78 of them yes/no, 14 to be declined, 29 follow-ups), committed befor
 was measured on it (9e9805c). It was scored once, at 311608d (figures in the README and the
 closing note of issue 22), so it is spent: the next piece of work appends it to dev and
 writes a fresh split.
+
+Twenty-fourth round, 2026-11-28, seventeenth session: the twenty-third round's spent split
+was appended to dev (7,091 questions). The earlier prompts were gone with the scratch
+directory, so the writers' brief was written again from the issue's wording: four helpers
+read only `corpus/` (the calculator writer only its twelve calculation pages) and were told
+to write no other file and to quote no question in their reports (pages dealt anew with
+seed 20261212; ids v25a, v25b and v25c (84 each); calculator questions c25, 42, 6 per
+calculator). The 18 questions whose wording was already in dev or golden word for word were
+dropped, and the rest became the sealed test split (276 questions, 76 of them yes/no, 16 to
+be declined, 23 follow-ups), committed before anything was measured on it.
 """
 
 from __future__ import annotations
