@@ -40,6 +40,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 
+
 @dataclass(frozen=True)
 class Passage:
     """A retrieved chunk with its fused score and its cosine similarity to the question."""
@@ -91,6 +92,9 @@ class _Snapshot:
     sentence_matrix: Any
     rows_by_chunk: dict[str, tuple[int, ...]]
     rows_by_slug: dict[str, tuple[int, ...]]
+    #: Each page's sentence rows, first and one past the last: the rows are sorted by page,
+    #: so a page's sentences are one block of the matrix.
+    slug_span: dict[str, tuple[int, int]]
     questions: list[Chunk]
     question_matrix: Any
     #: Per question, True when the corpus wrote it (False for a staff entry): the tie-break
@@ -100,8 +104,15 @@ class _Snapshot:
     bm25: Any
     terms: TermMatcher
     built_at: float | None
-    #: Every sentence's similarity to the last few question vectors (`sentence_sims`).
+    #: Per question vector (its bytes), the page blocks of similarities read so far.
     _sims: dict[bytes, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The last few (vector object, result) pairs of `page_sims` and `faq_order`: the
+    #: stages pass one array along, so an identity test finds it without hashing its bytes
+    #: (one tuple swapped in whole, so concurrent questions never see half of one).
+    _recent: list[tuple[Any, ...]] = field(default_factory=lambda: [()], compare=False,
+                                           repr=False)
+    _faq_recent: list[tuple[Any, ...]] = field(default_factory=lambda: [()], compare=False,
+                                               repr=False)
 
     @classmethod
     def build(cls, index: VectorIndex, corpus: Corpus) -> _Snapshot:
@@ -146,6 +157,7 @@ class _Snapshot:
             rows_by_chunk={k: tuple(sorted(v, key=lambda r: sentences[r].position))
                            for k, v in by_chunk.items()},
             rows_by_slug={k: tuple(v) for k, v in by_slug.items()},
+            slug_span={k: (v[0], v[-1] + 1) for k, v in by_slug.items()},
             questions=[units[i] for i in question_rows],
             question_matrix=matrix[question_rows] if question_rows else np.zeros((0, width)),
             question_by_corpus=np.array([STAFF_MARK not in units[i].chunk_id
@@ -153,25 +165,51 @@ class _Snapshot:
             tokenizer=tokenizer, bm25=bm25, terms=TermMatcher(corpus, vocabulary, plain),
             built_at=manifest.built_at)
 
-    def sentence_sims(self, qv: Any) -> np.ndarray:
-        """Every sentence's similarity to a question vector: one product per question, which
-        retrieval, the draft, the leads and the composer then read (they used to each
-        multiply their own rows)."""
+    def page_sims(self, qv: Any, slug: str) -> tuple[int, np.ndarray]:
+        """(a page's first sentence row, its sentences' similarities to a question vector).
+        A page's block is multiplied when a question first reads it, so a question reads
+        the few pages its ranking touches, not the whole sentence matrix (4.9 MB, which the
+        embedding model's run has pushed out of the cache: about 0.3 ms a question)."""
         import numpy as np
 
-        qv = np.asarray(qv, dtype=np.float32)
-        key = qv.tobytes()
-        sims = self._sims.get(key)
-        if sims is None:
-            sims = self.sentence_matrix @ qv
-            if len(self._sims) >= 16:  # concurrent questions each keep theirs a moment
-                self._sims.clear()
-            self._sims[key] = sims
-        return sims
+        recent = self._recent[0]
+        blocks = next((recent[i + 1] for i in range(0, len(recent), 2) if recent[i] is qv),
+                      None)
+        if blocks is None:
+            vector = np.asarray(qv, dtype=np.float32)
+            key = vector.tobytes()
+            blocks = self._sims.get(key)
+            if blocks is None:
+                if len(self._sims) >= 16:  # concurrent questions each keep theirs a moment
+                    self._sims.clear()
+                blocks = self._sims[key] = {"": vector}
+            self._recent[0] = (qv, blocks, *recent[:6])
+        found = blocks.get(slug)
+        if found is None:
+            first, end = self.slug_span.get(slug, (0, 0))
+            found = blocks[slug] = (first, self.sentence_matrix[first:end] @ blocks[""])
+        return found
+
+    def faq_order(self, qv: Any) -> tuple[Any, Any]:
+        """(every FAQ question's similarity to a question vector, their indices best first;
+        on a tie, a support staff entry first: it was written to replace that answer)."""
+        import numpy as np
+
+        recent = self._faq_recent[0]
+        for i in range(0, len(recent), 2):
+            if recent[i] is qv:
+                return recent[i + 1]
+        sims = self.question_matrix @ np.asarray(qv, dtype=np.float32)
+        found = (sims, np.lexsort((self.question_by_corpus, -sims)))
+        self._faq_recent[0] = (qv, found, *recent[:6])
+        return found
 
     def chunk_similarity(self, chunk_id: str, qv: np.ndarray) -> float:
         rows = self.rows_by_chunk.get(chunk_id)
-        return float(self.sentence_sims(qv)[list(rows)].max()) if rows else 0.0
+        if not rows:
+            return 0.0
+        first, sims = self.page_sims(qv, self.sentences[rows[0]].slug)
+        return float(max(sims[r - first] for r in rows))
 
     def pages_asking(self, qv: np.ndarray, threshold: float) -> set[str]:
         """Return the pages with an FAQ question at least `threshold` close to the query."""
@@ -376,12 +414,12 @@ class Retriever:
     def sentences_for(self, slugs: list[str], vector: Any) -> list[tuple[Chunk, float]]:
         """Score every sentence of the given pages against the question vector."""
         snap = self._snap
-        rows = [i for slug in dict.fromkeys(slugs) for i in snap.rows_by_slug.get(slug, ())]
-        if not rows:
-            return []
-        sentences = snap.sentences
-        return list(zip([sentences[i] for i in rows], snap.sentence_sims(vector)[rows].tolist(),
-                        strict=True))
+        out: list[tuple[Chunk, float]] = []
+        for slug in dict.fromkeys(slugs):
+            if slug in snap.slug_span:
+                first, sims = snap.page_sims(vector, slug)
+                out += zip(snap.sentences[first:first + len(sims)], sims.tolist(), strict=True)
+        return out
 
     def faq_question_of(self, chunk_id: str) -> str | None:
         """Return the question of the FAQ entry a chunk answers, or None for other chunks."""
@@ -389,16 +427,11 @@ class Retriever:
 
     def faq_questions(self, vector: Any, limit: int = 5) -> list[tuple[Chunk, float]]:
         """Return the FAQ questions nearest in meaning to the question vector, best first."""
-        import numpy as np
-
         snap = self._snap
         if not len(snap.questions):
             return []
-        sims = snap.question_matrix @ np.asarray(vector, dtype=np.float32)
-        # Best first; on a tie (support staff answered the very question an FAQ asks), the
-        # staff entry first: it was written to replace that answer. Stable in any order.
-        order = np.lexsort((snap.question_by_corpus, -sims))[:limit]
-        return [(snap.questions[int(i)], float(sims[int(i)])) for i in order]
+        sims, order = snap.faq_order(vector)
+        return [(snap.questions[i], float(sims[i])) for i in order[:limit].tolist()]
 
 
 class HybridRetriever(BaseRetriever):

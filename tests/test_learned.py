@@ -32,7 +32,7 @@ def test_trees_as_arrays_predict_what_scikit_learn_predicts(shape):
     x, y = _data()
     trees = Trees.fit(x.tolist(), y.tolist(), shape=shape)
     model = HistGradientBoostingClassifier(**shape, random_state=0).fit(x, y)
-    # the leaves lie at several depths, so the padding to complete trees is exercised
+    # the leaves lie at several depths, so uneven trees are exercised
     leaf_depths = {int(d) for p in model._predictors for d in p[0].nodes["depth"][
         p[0].nodes["is_leaf"].astype(bool)]}
     assert len(leaf_depths) > 1
@@ -257,3 +257,15 @@ def test_an_faq_asked_with_an_inert_turning_word_lends_its_word(bot):
     without = Learned(pages=bot.learning.pages)
     assert not _asked_alike(draft, without, pair)  # no inert words learned: a turn
     assert not bot.ask(question).text.startswith(("Yes", "It depends"))
+
+
+def test_trees_that_are_a_single_leaf_add_their_value():
+    # LightGBM ends a round with a lone leaf when no split helps; ONNX needs a split per tree
+    stump = Trees(0.5, np.array([0, 0, 0, 0]), np.array([1.0, 0, 0, 0]), np.array([1, 0, 0, 0]),
+                  np.array([2, 0, 0, 0]), np.array([False, True, True, True]),
+                  np.array([0.0, -1.0, 1.0, 0.25]), np.array([0, 3]), 1)
+    logit = [np.log(p / (1 - p)) for p in stump.proba([[0.0], [2.0]])]
+    assert logit == pytest.approx([0.5 - 1.0 + 0.25, 0.5 + 1.0 + 0.25])
+    alone = Trees(0.0, np.array([0]), np.array([0.0]), np.array([0]), np.array([0]),
+                  np.array([True]), np.array([0.75]), np.array([0]), 0)
+    assert alone.proba([[3.0]]) == pytest.approx([1 / (1 + np.exp(-0.75))])
