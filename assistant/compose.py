@@ -273,8 +273,11 @@ def compose_answer(draft: Draft) -> Answer:
     depends = authored_depends(faq)
     if intent is Intent.YES_NO and not answered and not depends and claims:
         near = borrowed_polar_faq(draft)
+        # (judged alike, as a matched FAQ must be: "is that considered good?" is not "Should
+        # MFU be calculated against the sparse peak?", nor "enough to judge" a plain ask)
         if near is not None and not turns_away(draft.question, near.question, near.sentences) \
-                and not asks_of_other_terms(draft, near.slug, near.question):
+                and not asks_of_other_terms(draft, near.slug, near.question) \
+                and judged_words(draft.question) == judged_words(near.question):
             faq, faq_lead, answered = near, faq_sentences(draft, near), True
             quoted = list(faq_lead)
     ranked = _learned_order(draft, pool, lead, faq_lead)
