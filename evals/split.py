@@ -233,7 +233,9 @@ to write no other file and to quote no question in their reports (pages dealt an
 seed 20261212; ids v25a, v25b and v25c (84 each); calculator questions c25, 42, 6 per
 calculator). The 18 questions whose wording was already in dev or golden word for word were
 dropped, and the rest became the sealed test split (276 questions, 76 of them yes/no, 16 to
-be declined, 23 follow-ups), committed before anything was measured on it.
+be declined, 23 follow-ups), committed before anything was measured on it (835f248). It was
+scored once, at 317afa7 (figures in the README and the closing note of issue 22), so it is
+spent: the next piece of work appends it to dev and writes a fresh split.
 """
 
 from __future__ import annotations
