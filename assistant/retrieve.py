@@ -6,6 +6,7 @@ import re
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,20 @@ class Retrieval:
     def slugs(self) -> list[str]:
         """Page slugs in rank order."""
         return [h.slug for h in self.hits]
+
+
+def _by_vector(slot: list[tuple[Any, ...]], qv: Any, make: Callable[[], Any]) -> Any:
+    """What `make` gave for this very vector object, if it is one of the last four (the
+    stages pass one array along, so an identity test finds it without hashing its bytes),
+    else a new one; the tuple in `slot` is swapped in whole, so concurrent questions never
+    see half of one."""
+    recent = slot[0]
+    for i in range(0, len(recent), 2):
+        if recent[i] is qv:
+            return recent[i + 1]
+    value = make()
+    slot[0] = (qv, value, *recent[:6])
+    return value
 
 
 @dataclass(frozen=True)
@@ -172,10 +187,7 @@ class _Snapshot:
         embedding model's run has pushed out of the cache: about 0.3 ms a question)."""
         import numpy as np
 
-        recent = self._recent[0]
-        blocks = next((recent[i + 1] for i in range(0, len(recent), 2) if recent[i] is qv),
-                      None)
-        if blocks is None:
+        def blocks_of_vector() -> dict[str, Any]:
             vector = np.asarray(qv, dtype=np.float32)
             key = vector.tobytes()
             blocks = self._sims.get(key)
@@ -183,7 +195,9 @@ class _Snapshot:
                 if len(self._sims) >= 16:  # concurrent questions each keep theirs a moment
                     self._sims.clear()
                 blocks = self._sims[key] = {"": vector}
-            self._recent[0] = (qv, blocks, *recent[:6])
+            return blocks
+
+        blocks = _by_vector(self._recent, qv, blocks_of_vector)
         found = blocks.get(slug)
         if found is None:
             first, end = self.slug_span.get(slug, (0, 0))
@@ -195,14 +209,11 @@ class _Snapshot:
         on a tie, a support staff entry first: it was written to replace that answer)."""
         import numpy as np
 
-        recent = self._faq_recent[0]
-        for i in range(0, len(recent), 2):
-            if recent[i] is qv:
-                return recent[i + 1]
-        sims = self.question_matrix @ np.asarray(qv, dtype=np.float32)
-        found = (sims, np.lexsort((self.question_by_corpus, -sims)))
-        self._faq_recent[0] = (qv, found, *recent[:6])
-        return found
+        def order() -> tuple[Any, Any]:
+            sims = self.question_matrix @ np.asarray(qv, dtype=np.float32)
+            return sims, np.lexsort((self.question_by_corpus, -sims))
+
+        return _by_vector(self._faq_recent, qv, order)
 
     def chunk_similarity(self, chunk_id: str, qv: np.ndarray) -> float:
         rows = self.rows_by_chunk.get(chunk_id)
